@@ -1,0 +1,50 @@
+# A thin wrapper over the CMake presets (CMakePresets.json). `make build` leaves build/safesh.
+.PHONY: build test test-release test-asan asan build-fuzz fuzz fuzz-smoke bench demo format check-format clean
+
+JOBS ?= $(shell nproc)
+FUZZ_SECONDS ?= 600
+
+build:
+	cmake --preset release >/dev/null
+	cmake --build --preset release -j $(JOBS)
+
+# Every test: the release build, the ASan+UBSan build, and a short fuzzing run.
+test: test-release test-asan fuzz-smoke
+
+test-release: build
+	ctest --preset release
+
+asan:
+	cmake --preset asan >/dev/null
+	cmake --build --preset asan -j $(JOBS)
+
+test-asan: asan
+	ctest --preset asan
+
+build-fuzz:
+	cmake --preset fuzz >/dev/null
+	cmake --build --preset fuzz -j $(JOBS)
+
+# A 10-minute libFuzzer run of the parser (FUZZ_SECONDS to change it).
+fuzz: build-fuzz
+	fuzz/run build-fuzz $(FUZZ_SECONDS)
+
+# The same fuzzer for one minute, as part of `make test`.
+fuzz-smoke: build-fuzz
+	fuzz/run build-fuzz 60
+
+bench: build
+	build/bench/parse_bench --benchmark_min_time=0.5
+	bench/parse_compare.sh
+
+demo: build
+	scripts/show-parse
+
+format:
+	clang-format -i $$(git ls-files '*.cc' '*.h')
+
+check-format:
+	clang-format --dry-run -Werror $$(git ls-files '*.cc' '*.h')
+
+clean:
+	rm -rf build build-debug build-asan build-fuzz

@@ -1,0 +1,31 @@
+// safesh's command line: one verb per file under src/cli/.
+#include <iostream>
+
+#include "cli/verbs.h"
+#include "safesh/version.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"safesh: a sandboxed shell for AI coding agents"};
+  app.set_version_flag("--version", std::string("safesh ") + safesh::kVersion);
+  app.require_subcommand(1);
+  app.fallthrough(false);
+
+  safesh::cli::ParseArgs parse_args;
+  safesh::cli::AddParseCommand(app, parse_args);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return safesh::cli::kExitUsage;
+  }
+
+  if (app.got_subcommand("parse")) return safesh::cli::RunParse(parse_args);
+  return safesh::cli::kExitUsage;
+}

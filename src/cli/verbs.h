@@ -1,0 +1,24 @@
+// The CLI's verbs. Each lives in its own file (src/cli/cmd_<verb>.cc) and registers its options
+// on the shared CLI11 app; Run functions return the process exit code.
+#pragma once
+
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+namespace safesh::cli {
+
+// Exit codes shared by every verb (see docs/architecture.md, "External contracts").
+inline constexpr int kExitUsage = 64;
+inline constexpr int kExitConfig = 78;
+
+struct ParseArgs {
+  bool json = false;
+  std::string file;
+  std::string script;
+};
+
+void AddParseCommand(CLI::App& app, ParseArgs& args);
+int RunParse(const ParseArgs& args);
+
+}  // namespace safesh::cli

@@ -1,0 +1,17 @@
+// $'...' strings: bash's escape decoding (ansicstr), so their value is known exactly.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace safesh::shell {
+
+// Decodes the inside of $'...' the way bash 5.2 does in a UTF-8 locale: \a \b \e \E \f \n \r \t
+// \v \\ \' \" \? \NNN \xHH \x{H...} \uHHHH \UHHHHHHHH \cX; an unknown escape keeps its backslash.
+// bash's value ends at the first NUL byte, and so does the result.
+std::string DecodeAnsiC(std::string_view raw);
+
+// Appends the UTF-8 encoding of code point `cp` (as bash does for \u and \U).
+void AppendUtf8(std::string& out, unsigned long cp);
+
+}  // namespace safesh::shell
