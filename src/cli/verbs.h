@@ -14,6 +14,7 @@ inline constexpr int kExitConfig = 78;
 
 struct ParseArgs {
   bool json = false;
+  bool check = false;
   std::string file;
   std::string script;
 };

@@ -1,5 +1,7 @@
 #include "shell/ansi_c.h"
 
+#include "util/utf8.h"
+
 namespace safesh::shell {
 
 namespace {
@@ -24,25 +26,6 @@ char ToCtrl(char c) {
 }
 
 }  // namespace
-
-void AppendUtf8(std::string& out, unsigned long cp) {
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x110000) {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
-  // Beyond Unicode: bash's conversion fails and produces nothing.
-}
 
 std::string DecodeAnsiC(std::string_view s) {
   std::string out;
@@ -135,7 +118,7 @@ std::string DecodeAnsiC(std::string_view s) {
         } else if (v <= 0x7f) {
           out += static_cast<char>(v);
         } else {
-          AppendUtf8(out, v);
+          util::AppendUtf8(static_cast<uint32_t>(v), &out);  // 8 hex digits fit
         }
         break;
       }

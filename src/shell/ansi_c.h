@@ -11,7 +11,4 @@ namespace safesh::shell {
 // bash's value ends at the first NUL byte, and so does the result.
 std::string DecodeAnsiC(std::string_view raw);
 
-// Appends the UTF-8 encoding of code point `cp` (as bash does for \u and \U).
-void AppendUtf8(std::string& out, unsigned long cp);
-
 }  // namespace safesh::shell

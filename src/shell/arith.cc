@@ -13,10 +13,10 @@ namespace safesh::shell::internal {
 struct ParserImpl::ArithState {
   enum Kind { kEnd, kNum, kIdent, kWord, kOp };
   Kind kind = kEnd;
-  std::string text;
-  size_t pos = 0;  // reader position where the token starts
+  std::string_view text;  // operators: a static string; operands: a view of the text
+  size_t pos = 0;         // reader position where the token starts
   size_t end = 0;
-  std::unique_ptr<Word> word;
+  Word* word = nullptr;
   bool after_operand = false;  // the previous token ended an operand (for postfix ++ --)
   bool stop_at_colon = false;
 };
@@ -29,14 +29,14 @@ constexpr const char* kArithOps[] = {
     "/=",  "%=",  "+=", "-=", "&=", "^=", "|=", "+",  "-",  "*",  "/",  "%",  "<",  ">",
     "=",   "!",   "~",  "&",  "^",  "|",  "?",  ":",  ",",  "(",  ")",  "[",  "]"};
 
-bool IsAssignOp(const std::string& op) {
+bool IsAssignOp(std::string_view op) {
   return op == "=" || op == "*=" || op == "/=" || op == "%=" || op == "+=" || op == "-=" ||
          op == "<<=" || op == ">>=" || op == "&=" || op == "^=" || op == "|=";
 }
 
 // Binary operator levels from loosest to tightest (expr.c: explor ... expmuldiv).
-const std::vector<std::vector<std::string>>& BinaryLevels() {
-  static const std::vector<std::vector<std::string>> levels = {
+const std::vector<std::vector<std::string_view>>& BinaryLevels() {
+  static const std::vector<std::vector<std::string_view>> levels = {
       {"||"},       {"&&"},     {"|"},           {"^"}, {"&"}, {"==", "!="}, {"<", ">", "<=", ">="},
       {"<<", ">>"}, {"+", "-"}, {"*", "/", "%"},
   };
@@ -62,8 +62,8 @@ void ParserImpl::ArithLex() {
                       (st.kind == ArithState::kOp && st.text == ")");
   bool prev_ident = st.kind == ArithState::kIdent || st.kind == ArithState::kWord;
   st.after_operand = prev_operand;
-  st.word.reset();
-  st.text.clear();
+  st.word = nullptr;
+  st.text = {};
   ArithSkipSpace();
   st.pos = reader_.pos();
   int c = reader_.Peek(true);
@@ -77,7 +77,7 @@ void ParserImpl::ArithLex() {
 
   if (IsNameChar(c) || c == '$' || c == '`' || c == '"') {
     // An operand: digits and names, possibly joined with expansions into one word.
-    std::vector<Part> parts;
+    ArenaVec<Part> parts;
     bool starts_digit = IsDigit(c);
     bool plain = true;
     for (;;) {
@@ -87,7 +87,7 @@ void ParserImpl::ArithLex() {
       if (ch < 0) break;
       if (IsNameChar(ch) || (starts_digit && plain && (ch == '#' || ch == '@'))) {
         reader_.Get(true);
-        AddLit(parts, static_cast<char>(ch), cpos, reader_.pos());
+        AddLit(parts, cpos, reader_.pos());
         continue;
       }
       if (ch == '$') {
@@ -119,10 +119,10 @@ void ParserImpl::ArithLex() {
       return;
     }
     st.kind = ArithState::kWord;
-    st.word = std::make_unique<Word>();
+    st.word = arena_.New<Word>();
     st.word->begin = Off(st.pos);
     st.word->end = Off(st.end);
-    st.word->parts = std::move(parts);
+    st.word->parts = parts;
     return;
   }
 
@@ -130,7 +130,7 @@ void ParserImpl::ArithLex() {
   for (const char* op : kArithOps) {
     size_t n = std::strlen(op);
     if (rest.size() < n || rest.compare(0, n, op) != 0) continue;
-    std::string text(op);
+    std::string_view text(op);
     if (text == "++" || text == "--") {
       // Postfix after a variable; prefix only when a name follows; otherwise a single + or -.
       if (!prev_ident) {
@@ -138,7 +138,7 @@ void ParserImpl::ArithLex() {
         while (p < reader_.size() && IsArithSpace(reader_.at(p)))
           ++p;
         if (p >= reader_.size() || !IsNameStart(static_cast<unsigned char>(reader_.at(p)))) {
-          text.resize(1);
+          text = text.substr(0, 1);
           n = 1;
         }
       }
@@ -146,7 +146,7 @@ void ParserImpl::ArithLex() {
     for (size_t i = 0; i < n; ++i)
       reader_.Get(true);
     st.kind = ArithState::kOp;
-    st.text = std::move(text);
+    st.text = text;
     st.end = reader_.pos();
     return;
   }
@@ -156,8 +156,8 @@ void ParserImpl::ArithLex() {
 
 namespace {
 
-std::unique_ptr<ArithExpr> MakeNode(ArithKind kind, uint32_t begin, uint32_t end) {
-  auto n = std::make_unique<ArithExpr>();
+ArithExpr* MakeNode(Arena& arena, ArithKind kind, uint32_t begin, uint32_t end) {
+  ArithExpr* n = arena.New<ArithExpr>();
   n->kind = kind;
   n->begin = begin;
   n->end = end;
@@ -179,39 +179,39 @@ bool ParserImpl::ArithIsOp(const char* op) const {
   Fail(st.pos, "arithmetic syntax error near `" + shown + "'");
 }
 
-std::unique_ptr<ArithExpr> ParserImpl::ArithComma() {
+ArithExpr* ParserImpl::ArithComma() {
   auto left = ArithAssign();
   while (ArithIsOp(",")) {
     ArithLex();
     auto right = ArithAssign();
-    auto n = MakeNode(ArithKind::kBinary, left->begin, right->end);
+    auto n = MakeNode(arena_, ArithKind::kBinary, left->begin, right->end);
     n->op = ",";
-    n->a = std::move(left);
-    n->b = std::move(right);
-    left = std::move(n);
+    n->a = left;
+    n->b = right;
+    left = n;
   }
   return left;
 }
 
-std::unique_ptr<ArithExpr> ParserImpl::ArithAssign() {
+ArithExpr* ParserImpl::ArithAssign() {
   auto left = ArithTernary();
   if (arith_->kind == ArithState::kOp && IsAssignOp(arith_->text)) {
     if (left->kind != ArithKind::kVariable && left->kind != ArithKind::kWord) {
       Fail(arith_->pos, "arithmetic: attempted assignment to a non-variable");
     }
-    std::string op = arith_->text;
+    std::string_view op = arith_->text;
     ArithLex();
     auto right = ArithAssign();
-    auto n = MakeNode(ArithKind::kBinary, left->begin, right->end);
-    n->op = std::move(op);
-    n->a = std::move(left);
-    n->b = std::move(right);
+    auto n = MakeNode(arena_, ArithKind::kBinary, left->begin, right->end);
+    n->op = op;
+    n->a = left;
+    n->b = right;
     return n;
   }
   return left;
 }
 
-std::unique_ptr<ArithExpr> ParserImpl::ArithTernary() {
+ArithExpr* ParserImpl::ArithTernary() {
   auto cond = ArithBinary(0);
   if (!ArithIsOp("?")) return cond;
   ArithLex();
@@ -222,15 +222,15 @@ std::unique_ptr<ArithExpr> ParserImpl::ArithTernary() {
   if (!ArithIsOp(":")) Fail(arith_->pos, "arithmetic: `:' expected for conditional expression");
   ArithLex();
   auto else_e = ArithTernary();
-  auto n = MakeNode(ArithKind::kTernary, cond->begin, else_e->end);
+  auto n = MakeNode(arena_, ArithKind::kTernary, cond->begin, else_e->end);
   n->op = "?:";
-  n->a = std::move(cond);
-  n->b = std::move(then_e);
-  n->c = std::move(else_e);
+  n->a = cond;
+  n->b = then_e;
+  n->c = else_e;
   return n;
 }
 
-std::unique_ptr<ArithExpr> ParserImpl::ArithBinary(int level) {
+ArithExpr* ParserImpl::ArithBinary(int level) {
   const auto& levels = BinaryLevels();
   if (level >= static_cast<int>(levels.size())) return ArithPower();
   auto left = ArithBinary(level + 1);
@@ -241,74 +241,74 @@ std::unique_ptr<ArithExpr> ParserImpl::ArithBinary(int level) {
       if (arith_->text == op) match = true;
     }
     if (!match) break;
-    std::string op = arith_->text;
+    std::string_view op = arith_->text;
     ArithLex();
     auto right = ArithBinary(level + 1);
-    auto n = MakeNode(ArithKind::kBinary, left->begin, right->end);
-    n->op = std::move(op);
-    n->a = std::move(left);
-    n->b = std::move(right);
-    left = std::move(n);
+    auto n = MakeNode(arena_, ArithKind::kBinary, left->begin, right->end);
+    n->op = op;
+    n->a = left;
+    n->b = right;
+    left = n;
   }
   return left;
 }
 
-std::unique_ptr<ArithExpr> ParserImpl::ArithPower() {
+ArithExpr* ParserImpl::ArithPower() {
   auto left = ArithUnary();
   if (!ArithIsOp("**")) return left;
   ArithLex();
   auto right = ArithPower();  // right-associative
-  auto n = MakeNode(ArithKind::kBinary, left->begin, right->end);
+  auto n = MakeNode(arena_, ArithKind::kBinary, left->begin, right->end);
   n->op = "**";
-  n->a = std::move(left);
-  n->b = std::move(right);
+  n->a = left;
+  n->b = right;
   return n;
 }
 
-std::unique_ptr<ArithExpr> ParserImpl::ArithUnary() {
+ArithExpr* ParserImpl::ArithUnary() {
   if (arith_->kind == ArithState::kOp &&
       (arith_->text == "!" || arith_->text == "~" || arith_->text == "-" || arith_->text == "+")) {
     size_t pos = arith_->pos;
     Enter(Off(pos));
-    std::string op = arith_->text;
+    std::string_view op = arith_->text;
     ArithLex();
     auto operand = ArithUnary();
     Leave();
-    auto n = MakeNode(ArithKind::kUnary, Off(pos), operand->end);
-    n->op = std::move(op);
-    n->a = std::move(operand);
+    auto n = MakeNode(arena_, ArithKind::kUnary, Off(pos), operand->end);
+    n->op = op;
+    n->a = operand;
     return n;
   }
   return ArithPostfix();
 }
 
-std::unique_ptr<ArithExpr> ParserImpl::ArithPostfix() {
+ArithExpr* ParserImpl::ArithPostfix() {
   if (ArithIsOp("++") || ArithIsOp("--")) {
     size_t pos = arith_->pos;
-    std::string op = arith_->text;
+    std::string_view op = arith_->text;
     ArithLex();
     if (arith_->kind != ArithState::kIdent && arith_->kind != ArithState::kWord) {
-      Fail(arith_->pos, "arithmetic: a name is expected after `" + op + "'");
+      Fail(arith_->pos, "arithmetic: a name is expected after `" + std::string(op) + "'");
     }
     auto operand = ArithPrimary();
-    auto n = MakeNode(ArithKind::kUnary, Off(pos), operand->end);
-    n->op = std::move(op);
-    n->a = std::move(operand);
+    auto n = MakeNode(arena_, ArithKind::kUnary, Off(pos), operand->end);
+    n->op = op;
+    n->a = operand;
     return n;
   }
   auto e = ArithPrimary();
   if ((e->kind == ArithKind::kVariable || e->kind == ArithKind::kWord) &&
       (ArithIsOp("++") || ArithIsOp("--"))) {
-    auto n = MakeNode(ArithKind::kPostfix, e->begin, Off(arith_->end));
+    auto n = MakeNode(arena_, ArithKind::kPostfix, e->begin, Off(arith_->end));
     n->op = arith_->text;
-    n->a = std::move(e);
+    n->a = e;
     ArithLex();
     return n;
   }
   return e;
 }
 
-std::unique_ptr<ArithExpr> ParserImpl::ArithPrimary() {
+ArithExpr* ParserImpl::ArithPrimary() {
   ArithState& st = *arith_;
   if (ArithIsOp("(")) {
     size_t pos = st.pos;
@@ -319,20 +319,20 @@ std::unique_ptr<ArithExpr> ParserImpl::ArithPrimary() {
     auto inner = ArithComma();
     st.stop_at_colon = saved;
     if (!ArithIsOp(")")) Fail(st.pos, "arithmetic: missing `)'");
-    auto n = MakeNode(ArithKind::kGroup, Off(pos), Off(st.end));
-    n->a = std::move(inner);
+    auto n = MakeNode(arena_, ArithKind::kGroup, Off(pos), Off(st.end));
+    n->a = inner;
     ArithLex();
     Leave();
     return n;
   }
   if (st.kind == ArithState::kNum) {
-    auto n = MakeNode(ArithKind::kNumber, Off(st.pos), Off(st.end));
+    auto n = MakeNode(arena_, ArithKind::kNumber, Off(st.pos), Off(st.end));
     n->text = st.text;
     ArithLex();
     return n;
   }
   if (st.kind == ArithState::kIdent) {
-    auto n = MakeNode(ArithKind::kVariable, Off(st.pos), Off(st.end));
+    auto n = MakeNode(arena_, ArithKind::kVariable, Off(st.pos), Off(st.end));
     n->text = st.text;
     if (reader_.Peek(true) == '[') {
       // name[subscript], directly after the name.
@@ -354,8 +354,8 @@ std::unique_ptr<ArithExpr> ParserImpl::ArithPrimary() {
     return n;
   }
   if (st.kind == ArithState::kWord) {
-    auto n = MakeNode(ArithKind::kWord, Off(st.pos), Off(st.end));
-    n->word = std::move(st.word);
+    auto n = MakeNode(arena_, ArithKind::kWord, Off(st.pos), Off(st.end));
+    n->word = st.word;
     ArithLex();
     return n;
   }

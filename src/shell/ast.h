@@ -8,15 +8,17 @@
 // Positions are byte offsets into the parsed text (`begin`, `end`). Script::At() turns one into
 // a 1-based line and column. Text that bash rewrites before parsing it again (the inside of
 // backquotes, here-document bodies) is parsed from a copy whose offsets map back to the original.
+//
+// Every node and every string of a tree lives in its Script's arena (src/shell/arena.h): nodes
+// are plain data, pointers and string_views stay valid as long as the Script does.
 #pragma once
 
 #include <cstdint>
 #include <memory>
-#include <optional>
-#include <string>
+#include <string_view>
 #include <variant>
-#include <vector>
 
+#include "shell/arena.h"
 #include "shell/source.h"
 
 namespace safesh::shell {
@@ -51,21 +53,21 @@ enum class PartKind : uint8_t {
 
 struct Part {
   PartKind kind = PartKind::kLit;
+  bool backquote = false;
   uint32_t begin = 0;
   uint32_t end = 0;
-  bool backquote = false;
-  std::string text;
-  std::vector<Part> parts;
-  std::vector<Word> words;
-  std::unique_ptr<ParamExp> param;
-  std::unique_ptr<List> body;
-  std::unique_ptr<Arith> arith;
+  std::string_view text;
+  ArenaVec<Part> parts;
+  ArenaVec<Word> words;
+  const ParamExp* param = nullptr;
+  const List* body = nullptr;
+  const Arith* arith = nullptr;
 };
 
 struct Word {
   uint32_t begin = 0;
   uint32_t end = 0;
-  std::vector<Part> parts;
+  ArenaVec<Part> parts;
 };
 
 // ${...} and $name. Operands are words parsed as bash would expand them.
@@ -91,16 +93,16 @@ struct ParamExp {
   uint32_t begin = 0;
   uint32_t end = 0;
   bool braced = false;
-  bool indirect = false;      // ${!x}
-  bool colon = false;         // the : of :- := :? :+
-  std::string name;           // identifier, digits, or one of @ * # ? - $ ! 0
-  std::optional<Word> index;  // ${a[...]}
+  bool indirect = false;        // ${!x}
+  bool colon = false;           // the : of :- := :? :+
+  std::string_view name;        // identifier, digits, or one of @ * # ? - $ ! 0
+  const Word* index = nullptr;  // ${a[...]}
   ParamOp op = ParamOp::kNone;
-  std::string op_text;              // the operator as written: "-", "##", "//", "@", ...
-  std::optional<Word> operand;      // the word, pattern, or (for kReplace) the pattern
-  std::optional<Word> replacement;  // kReplace only
-  std::unique_ptr<Arith> arith;     // kSubstring offset
-  std::unique_ptr<Arith> arith2;    // kSubstring length, when given
+  std::string_view op_text;           // as written: "-", "##", "//", "Q" (for @Q), ...
+  const Word* operand = nullptr;      // the word, pattern, or (for kReplace) the pattern
+  const Word* replacement = nullptr;  // kReplace only
+  const Arith* arith = nullptr;       // kSubstring offset
+  const Arith* arith2 = nullptr;      // kSubstring length, when given
 };
 
 // Arithmetic, as in $((...)), ((...)), for ((;;)), $[...], ${x:off:len}. bash expands the text
@@ -121,18 +123,20 @@ struct ArithExpr {
   ArithKind kind = ArithKind::kNumber;
   uint32_t begin = 0;
   uint32_t end = 0;
-  std::string op;
-  std::string text;
-  std::unique_ptr<ArithExpr> a, b, c;
-  std::unique_ptr<ArithExpr> index;
-  std::unique_ptr<Word> word;
+  std::string_view op;
+  std::string_view text;
+  const ArithExpr* a = nullptr;
+  const ArithExpr* b = nullptr;
+  const ArithExpr* c = nullptr;
+  const ArithExpr* index = nullptr;
+  const Word* word = nullptr;
 };
 
 // An arithmetic context as written: the expression, or nothing for an empty one (bash takes 0).
 struct Arith {
   uint32_t begin = 0;
   uint32_t end = 0;
-  std::unique_ptr<ArithExpr> expr;
+  const ArithExpr* expr = nullptr;
 };
 
 enum class RedirOp : uint8_t {
@@ -151,8 +155,8 @@ enum class RedirOp : uint8_t {
 };
 
 struct Heredoc {
-  std::string delimiter;  // after quote removal
-  bool quoted = false;    // a quoted delimiter: the body is literal
+  std::string_view delimiter;  // after quote removal
+  bool quoted = false;         // a quoted delimiter: the body is literal
   bool strip_tabs = false;
   bool terminated = true;  // false when the input ended before the delimiter line
   uint32_t body_begin = 0;
@@ -164,11 +168,11 @@ struct Redirect {
   uint32_t begin = 0;
   uint32_t end = 0;
   RedirOp op = RedirOp::kOut;
-  int fd = -1;         // an explicit descriptor number before the operator, else -1
-  std::string fd_var;  // {name}> form: the variable that receives the descriptor
-  bool close = false;  // <&- and >&-
-  Word target;         // file, word, descriptor number, or here-document delimiter word
-  std::unique_ptr<Heredoc> heredoc;
+  int fd = -1;              // an explicit descriptor number before the operator, else -1
+  std::string_view fd_var;  // {name}> form: the variable that receives the descriptor
+  bool close = false;       // <&- and >&-
+  Word target;              // file, word, descriptor number, or here-document delimiter word
+  Heredoc* heredoc = nullptr;
 };
 
 // name=value, name+=value, name[sub]=value, name=(...). In a command's prefix, or an argument of
@@ -176,68 +180,68 @@ struct Redirect {
 struct Assignment {
   uint32_t begin = 0;
   uint32_t end = 0;
-  std::string name;
-  std::optional<Word> index;
+  std::string_view name;
+  const Word* index = nullptr;
   bool append = false;
   Word value;  // for name=(...): one kArrayLit part
 };
 
 struct SimpleCommand {
-  std::vector<Assignment> assigns;
-  std::vector<Word> words;
-  std::vector<Redirect> redirs;
+  ArenaVec<Assignment> assigns;
+  ArenaVec<Word> words;
+  ArenaVec<Redirect> redirs;
 };
 
 struct Subshell {
-  std::unique_ptr<List> body;
+  const List* body = nullptr;
 };
 
 struct Group {
-  std::unique_ptr<List> body;
+  const List* body = nullptr;
 };
 
 struct IfClause {
-  std::unique_ptr<List> cond;
-  std::unique_ptr<List> then_body;
+  const List* cond = nullptr;
+  const List* then_body = nullptr;
   struct Elif {
-    std::unique_ptr<List> cond;
-    std::unique_ptr<List> body;
+    const List* cond = nullptr;
+    const List* body = nullptr;
   };
-  std::vector<Elif> elifs;
-  std::unique_ptr<List> else_body;  // may be null
+  ArenaVec<Elif> elifs;
+  const List* else_body = nullptr;  // may be null
 };
 
 // for/select NAME [in WORDS]; do ...; done. Without `in`, bash loops over "$@".
 struct ForClause {
   bool select = false;
-  std::string name;
+  std::string_view name;
   uint32_t name_begin = 0;
   bool has_in = false;
-  std::vector<Word> items;
-  std::unique_ptr<List> body;
+  ArenaVec<Word> items;
+  const List* body = nullptr;
 };
 
 struct ArithForClause {
   Arith init, cond, step;
-  std::unique_ptr<List> body;
+  const List* body = nullptr;
 };
 
 struct WhileClause {
   bool until = false;
-  std::unique_ptr<List> cond;
-  std::unique_ptr<List> body;
+  const List* cond = nullptr;
+  const List* body = nullptr;
 };
 
 struct CaseItem {
   uint32_t begin = 0;
-  std::vector<Word> patterns;
-  std::unique_ptr<List> body;  // may be null (empty body)
-  std::string terminator;      // ";;", ";&", ";;&", or "" for the last item
+  ArenaVec<Word> patterns;
+  const List* body = nullptr;   // may be null (empty body)
+  std::string_view terminator;  // ";;", ";&", ";;&", or "" for the last item
 };
 
 struct CaseClause {
   Word subject;
-  std::vector<CaseItem> items;
+  ArenaVec<CaseItem> items;
 };
 
 struct ArithCommand {
@@ -250,28 +254,29 @@ enum class CondKind : uint8_t { kAnd, kOr, kNot, kGroup, kUnary, kBinary, kWord 
 struct CondExpr {
   CondKind kind = CondKind::kWord;
   uint32_t begin = 0;
-  std::string op;  // kUnary: -f ...; kBinary: == != =~ < > -eq ...
-  std::unique_ptr<CondExpr> left, right;
+  std::string_view op;  // kUnary: -f ...; kBinary: == != =~ < > -eq ...
+  const CondExpr* left = nullptr;
+  const CondExpr* right = nullptr;
   Word word;   // kWord, and the operand of kUnary
   Word word2;  // kBinary: right operand (a pattern for == !=, a regex for =~)
 };
 
 struct CondCommand {
-  std::unique_ptr<CondExpr> expr;
+  const CondExpr* expr = nullptr;
 };
 
 struct Command;
 
 struct FunctionDef {
-  std::string name;
+  std::string_view name;
   Word name_word;
   bool keyword = false;  // written with `function`
-  std::unique_ptr<Command> body;
+  const Command* body = nullptr;
 };
 
 struct Coproc {
-  std::string name;  // "COPROC" when not given
-  std::unique_ptr<Command> body;
+  std::string_view name;  // "COPROC" when not given
+  const Command* body = nullptr;
 };
 
 using CommandNode =
@@ -282,8 +287,8 @@ struct Command {
   uint32_t begin = 0;
   uint32_t end = 0;
   CommandNode node;
-  std::vector<Redirect> redirs;  // redirections after a compound command (a simple command keeps
-                                 // its own inside SimpleCommand)
+  ArenaVec<Redirect> redirs;  // redirections after a compound command (a simple command keeps
+                              // its own inside SimpleCommand)
 };
 
 struct Pipeline {
@@ -291,15 +296,15 @@ struct Pipeline {
   bool negated = false;     // !
   bool timed = false;       // time
   bool time_posix = false;  // time -p
-  std::vector<Command> commands;
-  std::vector<bool> pipe_stderr;  // pipe_stderr[i]: commands[i] |& commands[i+1]
+  ArenaVec<Command> commands;
+  ArenaVec<bool> pipe_stderr;  // pipe_stderr[i]: commands[i] |& commands[i+1]
 };
 
 enum class AndOrOp : uint8_t { kAnd, kOr };
 
 struct AndOr {
-  std::vector<Pipeline> pipelines;
-  std::vector<AndOrOp> ops;  // ops[i] joins pipelines[i] and pipelines[i+1]
+  ArenaVec<Pipeline> pipelines;
+  ArenaVec<AndOrOp> ops;  // ops[i] joins pipelines[i] and pipelines[i+1]
 };
 
 struct Statement {
@@ -309,19 +314,21 @@ struct Statement {
 };
 
 struct List {
-  std::vector<Statement> statements;
+  ArenaVec<Statement> statements;
 };
 
 struct Comment {
   uint32_t begin = 0;
-  std::string text;  // without the #
+  std::string_view text;  // without the #
 };
 
-// A whole parsed script.
+// A whole parsed script. It owns the memory of every node and string of its tree.
 struct Script {
+  std::shared_ptr<Arena> arena;
+  std::string_view source;  // the parsed text (a copy kept in the arena)
   std::shared_ptr<const LineIndex> lines;
   List body;
-  std::vector<Comment> comments;
+  ArenaVec<Comment> comments;
 
   Position At(uint32_t offset) const { return lines->At(offset); }
 };

@@ -3,9 +3,9 @@
 #include <cstdio>
 #include <variant>
 
-namespace safesh::shell {
+#include "util/json_writer.h"
 
-using json = nlohmann::ordered_json;
+namespace safesh::shell {
 
 namespace {
 
@@ -159,53 +159,87 @@ const char* CondKindName(CondKind k) {
   return "?";
 }
 
-class Writer {
+// Writes the tree as JSON, node by node, straight into the output string.
+class JsonTree {
  public:
-  Writer(const Script& s, std::string_view src) : script_(s), src_(src) {}
+  JsonTree(const Script& s, std::string_view src, std::string* out)
+      : script_(s), src_(src), w_(out) {}
 
-  json Pos(uint32_t off) const {
+  void ScriptJ() {
+    w_.BeginObject();
+    Str("type", "Script");
+    w_.Key("body");
+    ListJ(&script_.body);
+    w_.Key("comments");
+    w_.BeginArray();
+    for (const Comment& c : script_.comments) {
+      w_.BeginObject();
+      PosJ("pos", c.begin);
+      Str("text", c.text);
+      w_.EndObject();
+    }
+    w_.EndArray();
+    w_.EndObject();
+  }
+
+ private:
+  void Str(std::string_view key, std::string_view value) {
+    w_.Key(key);
+    w_.String(value);
+  }
+  void Bool(std::string_view key, bool value) {
+    w_.Key(key);
+    w_.Bool(value);
+  }
+
+  void PosJ(std::string_view key, uint32_t off) {
     Position p = script_.At(off);
-    return json::array({p.line, p.col});
+    w_.Key(key);
+    w_.BeginArray();
+    w_.Int(p.line);
+    w_.Int(p.col);
+    w_.EndArray();
   }
 
-  std::string Text(uint32_t b, uint32_t e) const {
-    if (b > e || e > src_.size()) return "";
-    return std::string(src_.substr(b, e - b));
+  // Opens a node's object with its type and position; the caller adds fields and closes it.
+  void Node(const char* type, uint32_t begin) {
+    w_.BeginObject();
+    Str("type", type);
+    PosJ("pos", begin);
   }
 
-  json Node(const char* type, uint32_t begin) const {
-    json j;
-    j["type"] = type;
-    j["pos"] = Pos(begin);
-    return j;
+  // A node that also carries where it ends and its source text.
+  void Spanned(const char* type, uint32_t begin, uint32_t end) {
+    Node(type, begin);
+    PosJ("end", end);
+    Str("text", begin <= end && end <= src_.size() ? src_.substr(begin, end - begin) : "");
   }
 
-  json Spanned(const char* type, uint32_t begin, uint32_t end) const {
-    json j = Node(type, begin);
-    j["end"] = Pos(end);
-    j["text"] = Text(begin, end);
-    return j;
+  void WordJ(const Word& wd) {
+    Spanned("Word", wd.begin, wd.end);
+    PartsJ("parts", wd.parts);
+    w_.EndObject();
   }
 
-  json WordJ(const Word& w) const {
-    json j = Spanned("Word", w.begin, w.end);
-    json parts = json::array();
-    for (const Part& p : w.parts)
-      parts.push_back(PartJ(p));
-    j["parts"] = std::move(parts);
-    return j;
+  void WordsJ(std::string_view key, const ArenaVec<Word>& ws) {
+    w_.Key(key);
+    w_.BeginArray();
+    for (const Word& wd : ws)
+      WordJ(wd);
+    w_.EndArray();
   }
 
-  json Words(const std::vector<Word>& ws) const {
-    json a = json::array();
-    for (const Word& w : ws)
-      a.push_back(WordJ(w));
-    return a;
+  void PartsJ(std::string_view key, const ArenaVec<Part>& parts) {
+    w_.Key(key);
+    w_.BeginArray();
+    for (const Part& q : parts)
+      PartJ(q);
+    w_.EndArray();
   }
 
-  json PartJ(const Part& p) const {
-    json j = Node(PartKindName(p.kind), p.begin);
-    j["end"] = Pos(p.end);
+  void PartJ(const Part& p) {
+    Node(PartKindName(p.kind), p.begin);
+    PosJ("end", p.end);
     switch (p.kind) {
       case PartKind::kLit:
       case PartKind::kEscaped:
@@ -213,280 +247,347 @@ class Writer {
       case PartKind::kAnsiC:
       case PartKind::kGlob:
       case PartKind::kBraceRange:
-        j["value"] = p.text;
+        Str("value", p.text);
         break;
       case PartKind::kTilde:
-        j["user"] = p.text;
+        Str("user", p.text);
         break;
       case PartKind::kDoubleQuoted:
       case PartKind::kLocale:
       case PartKind::kSubscript:
-      case PartKind::kRegexGroup: {
-        json parts = json::array();
-        for (const Part& q : p.parts)
-          parts.push_back(PartJ(q));
-        j["parts"] = std::move(parts);
+      case PartKind::kRegexGroup:
+        PartsJ("parts", p.parts);
         break;
-      }
-      case PartKind::kExtGlob: {
-        j["op"] = p.text;
-        json parts = json::array();
-        for (const Part& q : p.parts)
-          parts.push_back(PartJ(q));
-        j["parts"] = std::move(parts);
+      case PartKind::kExtGlob:
+        Str("op", p.text);
+        PartsJ("parts", p.parts);
         break;
-      }
       case PartKind::kParam:
-        j["param"] = ParamJ(*p.param);
+        w_.Key("param");
+        ParamJ(*p.param);
         break;
       case PartKind::kCmdSubst:
-        j["backquote"] = p.backquote;
-        j["body"] = ListJ(p.body.get());
+        Bool("backquote", p.backquote);
+        w_.Key("body");
+        ListJ(p.body);
         break;
       case PartKind::kProcSubst:
-        j["direction"] = p.text;
-        j["body"] = ListJ(p.body.get());
+        Str("direction", p.text);
+        w_.Key("body");
+        ListJ(p.body);
         break;
       case PartKind::kArith:
-        j["arith"] = ArithJ(*p.arith);
+        w_.Key("arith");
+        ArithJ(*p.arith);
         break;
       case PartKind::kBrace:
       case PartKind::kArrayLit:
-        j["words"] = Words(p.words);
+        WordsJ("words", p.words);
         break;
     }
-    return j;
+    w_.EndObject();
   }
 
-  json ParamJ(const ParamExp& pe) const {
-    json j = Spanned("ParamExp", pe.begin, pe.end);
-    j["name"] = pe.name;
-    j["braced"] = pe.braced;
-    if (pe.indirect) j["indirect"] = true;
-    if (pe.index) j["index"] = WordJ(*pe.index);
-    j["op"] = ParamOpName(pe.op);
-    if (!pe.op_text.empty()) j["op_text"] = pe.op_text;
-    if (pe.operand) j["operand"] = WordJ(*pe.operand);
-    if (pe.replacement) j["replacement"] = WordJ(*pe.replacement);
-    if (pe.arith) j["offset"] = ArithJ(*pe.arith);
-    if (pe.arith2) j["length"] = ArithJ(*pe.arith2);
-    return j;
+  void ParamJ(const ParamExp& pe) {
+    Spanned("ParamExp", pe.begin, pe.end);
+    Str("name", pe.name);
+    Bool("braced", pe.braced);
+    if (pe.indirect) Bool("indirect", true);
+    if (pe.index) {
+      w_.Key("index");
+      WordJ(*pe.index);
+    }
+    Str("op", ParamOpName(pe.op));
+    if (!pe.op_text.empty()) Str("op_text", pe.op_text);
+    if (pe.operand) {
+      w_.Key("operand");
+      WordJ(*pe.operand);
+    }
+    if (pe.replacement) {
+      w_.Key("replacement");
+      WordJ(*pe.replacement);
+    }
+    if (pe.arith) {
+      w_.Key("offset");
+      ArithJ(*pe.arith);
+    }
+    if (pe.arith2) {
+      w_.Key("length");
+      ArithJ(*pe.arith2);
+    }
+    w_.EndObject();
   }
 
-  json ArithJ(const Arith& a) const {
-    json j = Spanned("Arithmetic", a.begin, a.end);
-    j["expr"] = a.expr ? ExprJ(*a.expr) : json(nullptr);
-    return j;
-  }
-
-  json ExprJ(const ArithExpr& e) const {
-    json j = Node(ArithKindName(e.kind), e.begin);
-    j["end"] = Pos(e.end);
-    if (!e.op.empty()) j["op"] = e.op;
-    if (!e.text.empty()) j["value"] = e.text;
-    if (e.word) j["word"] = WordJ(*e.word);
-    if (e.index) j["index"] = ExprJ(*e.index);
-    if (e.a) j[e.kind == ArithKind::kTernary ? "cond" : e.b ? "left" : "operand"] = ExprJ(*e.a);
-    if (e.b) j[e.kind == ArithKind::kTernary ? "then" : "right"] = ExprJ(*e.b);
-    if (e.c) j["else"] = ExprJ(*e.c);
-    return j;
-  }
-
-  json RedirJ(const Redirect& r) const {
-    json j = Spanned("Redirect", r.begin, r.end);
-    j["op"] = RedirOpText(r.op);
-    if (r.fd >= 0) j["fd"] = r.fd;
-    if (!r.fd_var.empty()) j["fd_var"] = r.fd_var;
-    if (r.close) {
-      j["close"] = true;
+  void ArithJ(const Arith& a) {
+    Spanned("Arithmetic", a.begin, a.end);
+    w_.Key("expr");
+    if (a.expr) {
+      ExprJ(*a.expr);
     } else {
-      j["target"] = WordJ(r.target);
+      w_.Null();
+    }
+    w_.EndObject();
+  }
+
+  void ExprJ(const ArithExpr& e) {
+    Node(ArithKindName(e.kind), e.begin);
+    PosJ("end", e.end);
+    if (!e.op.empty()) Str("op", e.op);
+    if (!e.text.empty()) Str("value", e.text);
+    if (e.word) {
+      w_.Key("word");
+      WordJ(*e.word);
+    }
+    if (e.index) {
+      w_.Key("index");
+      ExprJ(*e.index);
+    }
+    bool ternary = e.kind == ArithKind::kTernary;
+    if (e.a) {
+      w_.Key(ternary ? "cond" : e.b ? "left" : "operand");
+      ExprJ(*e.a);
+    }
+    if (e.b) {
+      w_.Key(ternary ? "then" : "right");
+      ExprJ(*e.b);
+    }
+    if (e.c) {
+      w_.Key("else");
+      ExprJ(*e.c);
+    }
+    w_.EndObject();
+  }
+
+  void RedirJ(const Redirect& r) {
+    Spanned("Redirect", r.begin, r.end);
+    Str("op", RedirOpText(r.op));
+    if (r.fd >= 0) {
+      w_.Key("fd");
+      w_.Int(r.fd);
+    }
+    if (!r.fd_var.empty()) Str("fd_var", r.fd_var);
+    if (r.close) {
+      Bool("close", true);
+    } else {
+      w_.Key("target");
+      WordJ(r.target);
     }
     if (r.heredoc) {
       const Heredoc& h = *r.heredoc;
-      json hd;
-      hd["delimiter"] = h.delimiter;
-      hd["quoted"] = h.quoted;
-      hd["strip_tabs"] = h.strip_tabs;
-      hd["terminated"] = h.terminated;
-      hd["body"] = WordJ(h.body);
-      j["heredoc"] = std::move(hd);
+      w_.Key("heredoc");
+      w_.BeginObject();
+      Str("delimiter", h.delimiter);
+      Bool("quoted", h.quoted);
+      Bool("strip_tabs", h.strip_tabs);
+      Bool("terminated", h.terminated);
+      w_.Key("body");
+      WordJ(h.body);
+      w_.EndObject();
     }
-    return j;
+    w_.EndObject();
   }
 
-  json Redirs(const std::vector<Redirect>& rs) const {
-    json a = json::array();
+  void RedirsJ(const ArenaVec<Redirect>& rs) {
+    w_.Key("redirects");
+    w_.BeginArray();
     for (const Redirect& r : rs)
-      a.push_back(RedirJ(r));
-    return a;
+      RedirJ(r);
+    w_.EndArray();
   }
 
-  json AssignJ(const Assignment& a) const {
-    json j = Spanned("Assignment", a.begin, a.end);
-    j["name"] = a.name;
-    if (a.index) j["index"] = WordJ(*a.index);
-    j["append"] = a.append;
-    j["value"] = WordJ(a.value);
-    return j;
+  void AssignJ(const Assignment& a) {
+    Spanned("Assignment", a.begin, a.end);
+    Str("name", a.name);
+    if (a.index) {
+      w_.Key("index");
+      WordJ(*a.index);
+    }
+    Bool("append", a.append);
+    w_.Key("value");
+    WordJ(a.value);
+    w_.EndObject();
   }
 
-  json CondJ(const CondExpr& c) const {
-    json j = Node(CondKindName(c.kind), c.begin);
-    if (!c.op.empty()) j["op"] = c.op;
-    if (c.left) j["left"] = CondJ(*c.left);
-    if (c.right) j["right"] = CondJ(*c.right);
+  void CondJ(const CondExpr& c) {
+    Node(CondKindName(c.kind), c.begin);
+    if (!c.op.empty()) Str("op", c.op);
+    if (c.left) {
+      w_.Key("left");
+      CondJ(*c.left);
+    }
+    if (c.right) {
+      w_.Key("right");
+      CondJ(*c.right);
+    }
     if (c.kind == CondKind::kWord || c.kind == CondKind::kUnary || c.kind == CondKind::kBinary) {
-      j["word"] = WordJ(c.word);
+      w_.Key("word");
+      WordJ(c.word);
     }
-    if (c.kind == CondKind::kBinary) j["word2"] = WordJ(c.word2);
-    return j;
+    if (c.kind == CondKind::kBinary) {
+      w_.Key("word2");
+      WordJ(c.word2);
+    }
+    w_.EndObject();
   }
 
-  json ListJ(const List* l) const {
-    json a = json::array();
-    if (l == nullptr) return a;
-    for (const Statement& s : l->statements)
-      a.push_back(StatementJ(s));
-    return a;
+  void ListJ(const List* l) {
+    w_.BeginArray();
+    if (l != nullptr) {
+      for (const Statement& s : l->statements)
+        StatementJ(s);
+    }
+    w_.EndArray();
   }
 
-  json StatementJ(const Statement& s) const {
-    json j = Node("Statement", s.begin);
-    j["background"] = s.background;
-    json pipes = json::array();
+  void KeyList(std::string_view key, const List* l) {
+    w_.Key(key);
+    ListJ(l);
+  }
+
+  void StatementJ(const Statement& s) {
+    Node("Statement", s.begin);
+    Bool("background", s.background);
+    w_.Key("pipelines");
+    w_.BeginArray();
     for (const Pipeline& p : s.body.pipelines)
-      pipes.push_back(PipelineJ(p));
-    j["pipelines"] = std::move(pipes);
-    json ops = json::array();
+      PipelineJ(p);
+    w_.EndArray();
+    w_.Key("ops");
+    w_.BeginArray();
     for (AndOrOp op : s.body.ops)
-      ops.push_back(op == AndOrOp::kAnd ? "&&" : "||");
-    j["ops"] = std::move(ops);
-    return j;
+      w_.String(op == AndOrOp::kAnd ? "&&" : "||");
+    w_.EndArray();
+    w_.EndObject();
   }
 
-  json PipelineJ(const Pipeline& p) const {
-    json j = Node("Pipeline", p.begin);
-    if (p.negated) j["negated"] = true;
-    if (p.timed) j["timed"] = true;
-    if (p.time_posix) j["time_posix"] = true;
-    json cmds = json::array();
+  void PipelineJ(const Pipeline& p) {
+    Node("Pipeline", p.begin);
+    if (p.negated) Bool("negated", true);
+    if (p.timed) Bool("timed", true);
+    if (p.time_posix) Bool("time_posix", true);
+    w_.Key("commands");
+    w_.BeginArray();
     for (const Command& c : p.commands)
-      cmds.push_back(CommandJ(c));
-    j["commands"] = std::move(cmds);
+      CommandJ(c);
+    w_.EndArray();
     if (!p.pipe_stderr.empty()) {
-      json ps = json::array();
+      w_.Key("pipes");
+      w_.BeginArray();
       for (bool b : p.pipe_stderr)
-        ps.push_back(b ? "|&" : "|");
-      j["pipes"] = std::move(ps);
+        w_.String(b ? "|&" : "|");
+      w_.EndArray();
     }
-    return j;
+    w_.EndObject();
   }
 
-  json CommandJ(const Command& c) const {
-    json j;
-    std::visit([&](const auto& n) { j = NodeJ(n, c); }, c.node);
-    if (!c.redirs.empty()) j["redirects"] = Redirs(c.redirs);
-    return j;
+  void CommandJ(const Command& c) {
+    std::visit([&](const auto& n) { NodeJ(n, c); }, c.node);
+    if (!c.redirs.empty()) RedirsJ(c.redirs);
+    w_.EndObject();
   }
 
-  json NodeJ(const SimpleCommand& n, const Command& c) const {
-    json j = Spanned("SimpleCommand", c.begin, c.end);
+  // Each NodeJ opens the command's object and writes its own fields; CommandJ closes it.
+  void NodeJ(const SimpleCommand& n, const Command& c) {
+    Spanned("SimpleCommand", c.begin, c.end);
     if (!n.assigns.empty()) {
-      json a = json::array();
+      w_.Key("assigns");
+      w_.BeginArray();
       for (const Assignment& x : n.assigns)
-        a.push_back(AssignJ(x));
-      j["assigns"] = std::move(a);
+        AssignJ(x);
+      w_.EndArray();
     }
-    j["words"] = Words(n.words);
-    if (!n.redirs.empty()) j["redirects"] = Redirs(n.redirs);
-    return j;
+    WordsJ("words", n.words);
+    if (!n.redirs.empty()) RedirsJ(n.redirs);
   }
-  json NodeJ(const Subshell& n, const Command& c) const {
-    json j = Spanned("Subshell", c.begin, c.end);
-    j["body"] = ListJ(n.body.get());
-    return j;
+  void NodeJ(const Subshell& n, const Command& c) {
+    Spanned("Subshell", c.begin, c.end);
+    KeyList("body", n.body);
   }
-  json NodeJ(const Group& n, const Command& c) const {
-    json j = Spanned("Group", c.begin, c.end);
-    j["body"] = ListJ(n.body.get());
-    return j;
+  void NodeJ(const Group& n, const Command& c) {
+    Spanned("Group", c.begin, c.end);
+    KeyList("body", n.body);
   }
-  json NodeJ(const IfClause& n, const Command& c) const {
-    json j = Spanned("If", c.begin, c.end);
-    j["cond"] = ListJ(n.cond.get());
-    j["then"] = ListJ(n.then_body.get());
-    json elifs = json::array();
-    for (const auto& e : n.elifs) {
-      elifs.push_back(json{{"cond", ListJ(e.cond.get())}, {"then", ListJ(e.body.get())}});
+  void NodeJ(const IfClause& n, const Command& c) {
+    Spanned("If", c.begin, c.end);
+    KeyList("cond", n.cond);
+    KeyList("then", n.then_body);
+    if (!n.elifs.empty()) {
+      w_.Key("elifs");
+      w_.BeginArray();
+      for (const auto& e : n.elifs) {
+        w_.BeginObject();
+        KeyList("cond", e.cond);
+        KeyList("then", e.body);
+        w_.EndObject();
+      }
+      w_.EndArray();
     }
-    if (!elifs.empty()) j["elifs"] = std::move(elifs);
-    if (n.else_body) j["else"] = ListJ(n.else_body.get());
-    return j;
+    if (n.else_body) KeyList("else", n.else_body);
   }
-  json NodeJ(const ForClause& n, const Command& c) const {
-    json j = Spanned(n.select ? "Select" : "For", c.begin, c.end);
-    j["name"] = n.name;
-    j["has_in"] = n.has_in;
-    j["items"] = Words(n.items);
-    j["body"] = ListJ(n.body.get());
-    return j;
+  void NodeJ(const ForClause& n, const Command& c) {
+    Spanned(n.select ? "Select" : "For", c.begin, c.end);
+    Str("name", n.name);
+    Bool("has_in", n.has_in);
+    WordsJ("items", n.items);
+    KeyList("body", n.body);
   }
-  json NodeJ(const ArithForClause& n, const Command& c) const {
-    json j = Spanned("ArithFor", c.begin, c.end);
-    j["init"] = ArithJ(n.init);
-    j["cond"] = ArithJ(n.cond);
-    j["step"] = ArithJ(n.step);
-    j["body"] = ListJ(n.body.get());
-    return j;
+  void NodeJ(const ArithForClause& n, const Command& c) {
+    Spanned("ArithFor", c.begin, c.end);
+    w_.Key("init");
+    ArithJ(n.init);
+    w_.Key("cond");
+    ArithJ(n.cond);
+    w_.Key("step");
+    ArithJ(n.step);
+    KeyList("body", n.body);
   }
-  json NodeJ(const WhileClause& n, const Command& c) const {
-    json j = Spanned(n.until ? "Until" : "While", c.begin, c.end);
-    j["cond"] = ListJ(n.cond.get());
-    j["body"] = ListJ(n.body.get());
-    return j;
+  void NodeJ(const WhileClause& n, const Command& c) {
+    Spanned(n.until ? "Until" : "While", c.begin, c.end);
+    KeyList("cond", n.cond);
+    KeyList("body", n.body);
   }
-  json NodeJ(const CaseClause& n, const Command& c) const {
-    json j = Spanned("Case", c.begin, c.end);
-    j["subject"] = WordJ(n.subject);
-    json items = json::array();
+  void NodeJ(const CaseClause& n, const Command& c) {
+    Spanned("Case", c.begin, c.end);
+    w_.Key("subject");
+    WordJ(n.subject);
+    w_.Key("items");
+    w_.BeginArray();
     for (const CaseItem& it : n.items) {
-      json ij = Node("CaseItem", it.begin);
-      ij["patterns"] = Words(it.patterns);
-      ij["body"] = ListJ(it.body.get());
-      ij["terminator"] = it.terminator;
-      items.push_back(std::move(ij));
+      Node("CaseItem", it.begin);
+      WordsJ("patterns", it.patterns);
+      KeyList("body", it.body);
+      Str("terminator", it.terminator);
+      w_.EndObject();
     }
-    j["items"] = std::move(items);
-    return j;
+    w_.EndArray();
   }
-  json NodeJ(const ArithCommand& n, const Command& c) const {
-    json j = Spanned("ArithCommand", c.begin, c.end);
-    j["arith"] = ArithJ(n.arith);
-    return j;
+  void NodeJ(const ArithCommand& n, const Command& c) {
+    Spanned("ArithCommand", c.begin, c.end);
+    w_.Key("arith");
+    ArithJ(n.arith);
   }
-  json NodeJ(const CondCommand& n, const Command& c) const {
-    json j = Spanned("CondCommand", c.begin, c.end);
-    j["expr"] = CondJ(*n.expr);
-    return j;
+  void NodeJ(const CondCommand& n, const Command& c) {
+    Spanned("CondCommand", c.begin, c.end);
+    w_.Key("expr");
+    CondJ(*n.expr);
   }
-  json NodeJ(const FunctionDef& n, const Command& c) const {
-    json j = Spanned("FunctionDef", c.begin, c.end);
-    j["name"] = n.name;
-    j["keyword"] = n.keyword;
-    j["body"] = CommandJ(*n.body);
-    return j;
+  void NodeJ(const FunctionDef& n, const Command& c) {
+    Spanned("FunctionDef", c.begin, c.end);
+    Str("name", n.name);
+    Bool("keyword", n.keyword);
+    w_.Key("body");
+    CommandJ(*n.body);
   }
-  json NodeJ(const Coproc& n, const Command& c) const {
-    json j = Spanned("Coproc", c.begin, c.end);
-    j["name"] = n.name;
-    j["body"] = CommandJ(*n.body);
-    return j;
+  void NodeJ(const Coproc& n, const Command& c) {
+    Spanned("Coproc", c.begin, c.end);
+    Str("name", n.name);
+    w_.Key("body");
+    CommandJ(*n.body);
   }
 
- private:
   const Script& script_;
   std::string_view src_;
+  util::JsonWriter w_;
 };
 
 // The text tree: one line per command, words shown as written, bodies and substitutions
@@ -554,7 +655,7 @@ class TreeWriter {
   }
 
   // Substitutions inside a word, each with the script it runs.
-  void Substitutions(const std::vector<Part>& parts, int indent) {
+  void Substitutions(const ArenaVec<Part>& parts, int indent) {
     for (const Part& p : parts) {
       if (p.kind == PartKind::kCmdSubst || p.kind == PartKind::kProcSubst) {
         const char* what = p.kind == PartKind::kProcSubst ? "process substitution"
@@ -570,28 +671,28 @@ class TreeWriter {
         if (p.param->index) Substitutions(p.param->index->parts, indent);
         if (p.param->operand) Substitutions(p.param->operand->parts, indent);
         if (p.param->replacement) Substitutions(p.param->replacement->parts, indent);
-        if (p.param->arith) ArithSubs(p.param->arith->expr.get(), indent);
-        if (p.param->arith2) ArithSubs(p.param->arith2->expr.get(), indent);
+        if (p.param->arith) ArithSubs(p.param->arith->expr, indent);
+        if (p.param->arith2) ArithSubs(p.param->arith2->expr, indent);
       }
-      if (p.arith) ArithSubs(p.arith->expr.get(), indent);
+      if (p.arith) ArithSubs(p.arith->expr, indent);
     }
   }
 
   void ArithSubs(const ArithExpr* e, int indent) {
     if (e == nullptr) return;
     if (e->word) Substitutions(e->word->parts, indent);
-    ArithSubs(e->index.get(), indent);
-    ArithSubs(e->a.get(), indent);
-    ArithSubs(e->b.get(), indent);
-    ArithSubs(e->c.get(), indent);
+    ArithSubs(e->index, indent);
+    ArithSubs(e->a, indent);
+    ArithSubs(e->b, indent);
+    ArithSubs(e->c, indent);
   }
 
-  void WordsSubs(const std::vector<Word>& ws, int indent) {
+  void WordsSubs(const ArenaVec<Word>& ws, int indent) {
     for (const Word& w : ws)
       Substitutions(w.parts, indent);
   }
 
-  void RedirsSubs(const std::vector<Redirect>& rs, int indent) {
+  void RedirsSubs(const ArenaVec<Redirect>& rs, int indent) {
     for (const Redirect& r : rs) {
       Substitutions(r.target.parts, indent);
       if (r.heredoc) Substitutions(r.heredoc->body.parts, indent);
@@ -604,7 +705,7 @@ class TreeWriter {
     ListT(*l, indent + 1);
   }
 
-  std::string Redirs(const std::vector<Redirect>& rs) const {
+  std::string Redirs(const ArenaVec<Redirect>& rs) const {
     std::string t;
     for (const Redirect& r : rs)
       t += "  " + RedirT(r);
@@ -641,16 +742,16 @@ class TreeWriter {
   }
   void NodeT(const IfClause& n, const Command& c, int indent, const std::string& lead) {
     Line(indent, c.begin, lead + "if" + Redirs(c.redirs));
-    Section("condition", n.cond.get(), indent + 1, c.begin);
-    Section("then", n.then_body.get(), indent + 1, c.begin);
+    Section("condition", n.cond, indent + 1, c.begin);
+    Section("then", n.then_body, indent + 1, c.begin);
     for (const auto& e : n.elifs) {
-      Section("elif", e.cond.get(), indent + 1, c.begin);
-      Section("then", e.body.get(), indent + 1, c.begin);
+      Section("elif", e.cond, indent + 1, c.begin);
+      Section("then", e.body, indent + 1, c.begin);
     }
-    Section("else", n.else_body.get(), indent + 1, c.begin);
+    Section("else", n.else_body, indent + 1, c.begin);
   }
   void NodeT(const ForClause& n, const Command& c, int indent, const std::string& lead) {
-    std::string t = lead + (n.select ? "select " : "for ") + n.name;
+    std::string t = lead + (n.select ? "select " : "for ") + std::string(n.name);
     if (n.has_in) {
       t += " in";
       for (const Word& w : n.items)
@@ -660,21 +761,21 @@ class TreeWriter {
     }
     Line(indent, c.begin, t + Redirs(c.redirs));
     WordsSubs(n.items, indent + 1);
-    Section("do", n.body.get(), indent + 1, c.begin);
+    Section("do", n.body, indent + 1, c.begin);
   }
   void NodeT(const ArithForClause& n, const Command& c, int indent, const std::string& lead) {
     Line(indent, c.begin,
          lead + "for ((" + Text(n.init.begin, n.init.end) + ";" + Text(n.cond.begin, n.cond.end) +
              ";" + Text(n.step.begin, n.step.end) + "))" + Redirs(c.redirs));
-    ArithSubs(n.init.expr.get(), indent + 1);
-    ArithSubs(n.cond.expr.get(), indent + 1);
-    ArithSubs(n.step.expr.get(), indent + 1);
-    Section("do", n.body.get(), indent + 1, c.begin);
+    ArithSubs(n.init.expr, indent + 1);
+    ArithSubs(n.cond.expr, indent + 1);
+    ArithSubs(n.step.expr, indent + 1);
+    Section("do", n.body, indent + 1, c.begin);
   }
   void NodeT(const WhileClause& n, const Command& c, int indent, const std::string& lead) {
     Line(indent, c.begin, lead + (n.until ? "until" : "while") + Redirs(c.redirs));
-    Section("condition", n.cond.get(), indent + 1, c.begin);
-    Section("do", n.body.get(), indent + 1, c.begin);
+    Section("condition", n.cond, indent + 1, c.begin);
+    Section("do", n.body, indent + 1, c.begin);
   }
   void NodeT(const CaseClause& n, const Command& c, int indent, const std::string& lead) {
     Line(indent, c.begin, lead + "case  " + WordT(n.subject) + Redirs(c.redirs));
@@ -684,32 +785,33 @@ class TreeWriter {
       for (size_t i = 0; i < it.patterns.size(); ++i)
         pats += (i ? " | " : "") + WordT(it.patterns[i]);
       Line(indent + 1, it.begin,
-           "pattern  " + pats + (it.terminator.empty() ? "" : "  " + it.terminator));
+           "pattern  " + pats + (it.terminator.empty() ? "" : "  " + std::string(it.terminator)));
       WordsSubs(it.patterns, indent + 2);
       if (it.body) ListT(*it.body, indent + 2);
     }
   }
   void NodeT(const ArithCommand& n, const Command& c, int indent, const std::string& lead) {
     Line(indent, c.begin, lead + "arithmetic  " + Text(c.begin, c.end));
-    ArithSubs(n.arith.expr.get(), indent + 1);
+    ArithSubs(n.arith.expr, indent + 1);
   }
   void NodeT(const CondCommand& n, const Command& c, int indent, const std::string& lead) {
     Line(indent, c.begin, lead + "conditional  " + Text(c.begin, c.end));
-    CondSubs(n.expr.get(), indent + 1);
+    CondSubs(n.expr, indent + 1);
   }
   void CondSubs(const CondExpr* e, int indent) {
     if (e == nullptr) return;
     Substitutions(e->word.parts, indent);
     Substitutions(e->word2.parts, indent);
-    CondSubs(e->left.get(), indent);
-    CondSubs(e->right.get(), indent);
+    CondSubs(e->left, indent);
+    CondSubs(e->right, indent);
   }
   void NodeT(const FunctionDef& n, const Command& c, int indent, const std::string& lead) {
-    Line(indent, c.begin, lead + "function " + n.name + " (defined here, runs when called)");
+    Line(indent, c.begin,
+         lead + "function " + std::string(n.name) + " (defined here, runs when called)");
     CommandT(*n.body, indent + 1, "");
   }
   void NodeT(const Coproc& n, const Command& c, int indent, const std::string& lead) {
-    Line(indent, c.begin, lead + "coproc " + n.name);
+    Line(indent, c.begin, lead + "coproc " + std::string(n.name));
     CommandT(*n.body, indent + 1, "");
   }
 
@@ -719,17 +821,12 @@ class TreeWriter {
 
 }  // namespace
 
-json ToJson(const Script& script, std::string_view source) {
-  Writer w(script, source);
-  json j;
-  j["type"] = "Script";
-  j["body"] = w.ListJ(&script.body);
-  json comments = json::array();
-  for (const Comment& c : script.comments) {
-    comments.push_back(json{{"pos", w.Pos(c.begin)}, {"text", c.text}});
-  }
-  j["comments"] = std::move(comments);
-  return j;
+std::string ToJson(const Script& script, std::string_view source) {
+  std::string out;
+  // The JSON is about 15 times the size of the script it describes.
+  out.reserve(source.size() * 16);
+  JsonTree(script, source, &out).ScriptJ();
+  return out;
 }
 
 std::string ToTree(const Script& script, std::string_view source) {

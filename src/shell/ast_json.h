@@ -4,15 +4,14 @@
 #include <string>
 #include <string_view>
 
-#include <nlohmann/json.hpp>
-
 #include "shell/ast.h"
 
 namespace safesh::shell {
 
-// Every node is an object with "type" and "pos" ([line, col]); words and commands also carry
-// "end" and "text" (their source text).
-nlohmann::ordered_json ToJson(const Script& script, std::string_view source);
+// The tree as one line of JSON. Every node is an object with "type" and "pos" ([line, col]);
+// words and commands also carry "end" and "text" (their source text). Bytes of the script that
+// are not valid UTF-8 appear as U+FFFD.
+std::string ToJson(const Script& script, std::string_view source);
 
 // A compact, indented rendering, one node per line.
 std::string ToTree(const Script& script, std::string_view source);

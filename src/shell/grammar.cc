@@ -53,12 +53,12 @@ bool IsRedirOperator(Tok t) {
 }
 
 // bash's test_unop and test_binop.
-bool IsCondUnaryOp(const std::string& s) {
+bool IsCondUnaryOp(std::string_view s) {
   return s.size() == 2 && s[0] == '-' &&
          std::string_view("abcdefghknoprstuvwxzGLNORS").find(s[1]) != std::string_view::npos;
 }
 
-bool IsCondBinaryOp(const std::string& s) {
+bool IsCondBinaryOp(std::string_view s) {
   return s == "=" || s == "==" || s == "!=" || s == "-nt" || s == "-ot" || s == "-ef" ||
          s == "-eq" || s == "-ne" || s == "-lt" || s == "-le" || s == "-gt" || s == "-ge";
 }
@@ -98,7 +98,12 @@ void ParserImpl::Expect(Tok kind) {
 // by a newline or the end).
 List ParserImpl::ParseScript() {
   List list;
+  Arena::Mark mark = arena_.GetMark();
   for (;;) {
+    if (discard_) {
+      list = List{};
+      arena_.Release(mark);
+    }
     while (Peek().kind == Tok::kNewline)
       Next();
     if (Peek().kind == Tok::kEof) break;
@@ -125,11 +130,11 @@ void ParserImpl::ParseListInto(List& list, bool top_level) {
     bool sep =
         t.kind == Tok::kSemi || t.kind == Tok::kAmp || (!top_level && t.kind == Tok::kNewline);
     if (!sep) {
-      list.statements.push_back(std::move(st));
+      list.statements.push_back(arena_, st);
       return;
     }
     st.background = t.kind == Tok::kAmp;
-    list.statements.push_back(std::move(st));
+    list.statements.push_back(arena_, st);
     Next();
     if (top_level) {
       Tok k = Peek().kind;
@@ -155,15 +160,15 @@ List ParserImpl::ParseCompoundList() {
 
 AndOr ParserImpl::ParseAndOr() {
   AndOr ao;
-  ao.pipelines.push_back(ParsePipelineCommand());
+  ao.pipelines.push_back(arena_, ParsePipelineCommand());
   for (;;) {
     Tok k = Peek().kind;
     if (k != Tok::kAndAnd && k != Tok::kOrOr) break;
     Next();
-    ao.ops.push_back(k == Tok::kAndAnd ? AndOrOp::kAnd : AndOrOp::kOr);
+    ao.ops.push_back(arena_, k == Tok::kAndAnd ? AndOrOp::kAnd : AndOrOp::kOr);
     while (Peek().kind == Tok::kNewline)
       Next();
-    ao.pipelines.push_back(ParsePipelineCommand());
+    ao.pipelines.push_back(arena_, ParsePipelineCommand());
   }
   return ao;
 }
@@ -199,15 +204,15 @@ Pipeline ParserImpl::ParsePipelineCommand() {
       return p;
     }
   }
-  p.commands.push_back(ParseCommand());
+  p.commands.push_back(arena_, ParseCommand());
   for (;;) {
     Tok k = Peek().kind;
     if (k != Tok::kPipe && k != Tok::kPipeAmp) break;
     Next();
-    p.pipe_stderr.push_back(k == Tok::kPipeAmp);
+    p.pipe_stderr.push_back(arena_, k == Tok::kPipeAmp);
     while (Peek().kind == Tok::kNewline)
       Next();
-    p.commands.push_back(ParseCommand());
+    p.commands.push_back(arena_, ParseCommand());
   }
   return p;
 }
@@ -262,14 +267,14 @@ Command ParserImpl::ParseSimpleCommand(Token first) {
   for (;;) {
     cmd.end = t.end;
     if (t.kind == Tok::kAssignmentWord && sc.words.empty()) {
-      sc.assigns.push_back(SplitAssignment(std::move(t.word)));
+      sc.assigns.push_back(arena_, SplitAssignment(std::move(t.word)));
       state_ &= ~kRedirList;
     } else if (t.kind == Tok::kWord || t.kind == Tok::kAssignmentWord) {
       FinishWord(t.word, WordUse::kArgument);
-      sc.words.push_back(std::move(t.word));
+      sc.words.push_back(arena_, t.word);
       state_ &= ~kRedirList;
     } else if (IsRedirStart(t)) {
-      sc.redirs.push_back(ParseRedirect(std::move(t)));
+      sc.redirs.push_back(arena_, ParseRedirect(std::move(t)));
       cmd.end = sc.redirs.back().end;
       if (sc.words.empty() && sc.assigns.empty()) state_ |= kRedirList;
     } else {
@@ -286,9 +291,9 @@ Command ParserImpl::ParseSimpleCommand(Token first) {
 
 // A here-document delimiter: quote removal of the word as written, when any part is quoted;
 // otherwise the word exactly as written.
-static std::string HeredocDelimiter(const std::string& raw, bool* quoted) {
+static std::string HeredocDelimiter(std::string_view raw, bool* quoted) {
   *quoted = raw.find_first_of("'\"\\") != std::string::npos;
-  if (!*quoted) return raw;
+  if (!*quoted) return std::string(raw);
   std::string out;
   for (size_t i = 0; i < raw.size(); ++i) {
     char c = raw[i];
@@ -329,7 +334,7 @@ Redirect ParserImpl::ParseRedirect(Token first) {
     r.fd = op.number;
     op = Next();
   } else if (op.kind == Tok::kRedirWord) {
-    r.fd_var = op.raw;
+    r.fd_var = Intern(op.raw);
     op = Next();
   }
   bool dup = false;
@@ -390,10 +395,10 @@ Redirect ParserImpl::ParseRedirect(Token first) {
     p.kind = PartKind::kLit;
     p.begin = target.begin;
     p.end = target.end;
-    p.text = std::to_string(target.number);
+    p.text = Intern(std::to_string(target.number));
     r.target.begin = target.begin;
     r.target.end = target.end;
-    r.target.parts.push_back(std::move(p));
+    r.target.parts.push_back(arena_, p);
     return r;
   }
   if (target.kind != Tok::kWord) {
@@ -411,12 +416,12 @@ Redirect ParserImpl::ParseRedirect(Token first) {
                            ErrorKind::kUnsupported};
       }
     }
-    auto doc = std::make_unique<Heredoc>();
-    doc->delimiter = HeredocDelimiter(target.raw, &doc->quoted);
+    Heredoc* doc = arena_.New<Heredoc>();
+    doc->delimiter = Intern(HeredocDelimiter(target.raw, &doc->quoted));
     doc->strip_tabs = r.op == RedirOp::kHeredocStrip;
     r.target = std::move(target.word);
-    pending_heredocs_.push_back(doc.get());
-    r.heredoc = std::move(doc);
+    pending_heredocs_.push_back(doc);
+    r.heredoc = doc;
     return r;
   }
   FinishWord(target.word, r.op == RedirOp::kHereString ? WordUse::kHereString : WordUse::kArgument);
@@ -426,7 +431,7 @@ Redirect ParserImpl::ParseRedirect(Token first) {
 
 void ParserImpl::ParseTrailingRedirects(Command& cmd) {
   while (IsRedirStart(Peek())) {
-    cmd.redirs.push_back(ParseRedirect(Next()));
+    cmd.redirs.push_back(arena_, ParseRedirect(Next()));
     cmd.end = cmd.redirs.back().end;
   }
 }
@@ -436,7 +441,7 @@ Command ParserImpl::ParseFunctionDef(Token name, bool keyword, uint32_t begin) {
   cmd.begin = begin;
   FunctionDef fd;
   fd.keyword = keyword;
-  fd.name = name.raw;
+  fd.name = Intern(name.raw);
   fd.name_word = std::move(name.word);
   if (keyword) {
     // function NAME [()] [newlines] BODY
@@ -449,10 +454,10 @@ Command ParserImpl::ParseFunctionDef(Token name, bool keyword, uint32_t begin) {
     Next();
   Token t = Next();
   if (!StartsShellCommand(t.kind)) UnexpectedToken(t);
-  auto body = std::make_unique<Command>(ParseShellCommand(std::move(t)));
+  Command* body = arena_.New<Command>(ParseShellCommand(std::move(t)));
   ParseTrailingRedirects(*body);
   cmd.end = body->end;
-  fd.body = std::move(body);
+  fd.body = body;
   cmd.node = std::move(fd);
   return cmd;
 }
@@ -462,29 +467,29 @@ Command ParserImpl::ParseCoproc(Token first) {
   Token t = Next();
   Coproc co;
   co.name = "COPROC";
-  std::unique_ptr<Command> body;
+  Command* body = nullptr;
   if (StartsShellCommand(t.kind)) {
-    body = std::make_unique<Command>(ParseShellCommand(std::move(t)));
+    body = arena_.New<Command>(ParseShellCommand(std::move(t)));
     ParseTrailingRedirects(*body);
   } else if (t.kind == Tok::kWord && StartsShellCommand(Peek().kind)) {
-    co.name = t.raw;
-    body = std::make_unique<Command>(ParseShellCommand(Next()));
+    co.name = Intern(t.raw);
+    body = arena_.New<Command>(ParseShellCommand(Next()));
     ParseTrailingRedirects(*body);
   } else if (t.kind == Tok::kWord || t.kind == Tok::kAssignmentWord || IsRedirStart(t)) {
-    body = std::make_unique<Command>(ParseSimpleCommand(std::move(t)));
+    body = arena_.New<Command>(ParseSimpleCommand(std::move(t)));
   } else {
     UnexpectedToken(t);
   }
   Command cmd;
   cmd.begin = begin;
   cmd.end = body->end;
-  co.body = std::move(body);
+  co.body = body;
   cmd.node = std::move(co);
   return cmd;
 }
 
-std::unique_ptr<List> ParserImpl::ParseBody() {
-  return std::make_unique<List>(ParseCompoundList());
+const List* ParserImpl::ParseBody() {
+  return arena_.New<List>(ParseCompoundList());
 }
 
 Command ParserImpl::ParseShellCommand(Token first) {
@@ -523,7 +528,7 @@ Command ParserImpl::ParseShellCommand(Token first) {
       return ParseCase(std::move(first));
     case Tok::kArithCmd: {
       ArithCommand ac;
-      ac.arith = std::move(first.arith[0]);
+      ac.arith = std::move((*first.arith)[0]);
       cmd.end = first.end;
       cmd.node = std::move(ac);
       return cmd;
@@ -551,7 +556,7 @@ Command ParserImpl::ParseIf(Token first) {
       e.cond = ParseBody();
       Expect(Tok::kThen);
       e.body = ParseBody();
-      ic.elifs.push_back(std::move(e));
+      ic.elifs.push_back(arena_, e);
       continue;
     }
     if (t.kind == Tok::kElse) {
@@ -577,7 +582,7 @@ Command ParserImpl::ParseFor(Token first) {
   fc.select = select;
   Token name = Next();
   if (name.kind != Tok::kWord) UnexpectedToken(name);
-  fc.name = name.raw;
+  fc.name = Intern(name.raw);
   fc.name_begin = name.begin;
 
   // for NAME [newlines] in WORDS ; ... | for NAME ; ... | for NAME [newlines] do ...
@@ -594,7 +599,7 @@ Command ParserImpl::ParseFor(Token first) {
       while (Peek().kind == Tok::kWord) {
         Token w = Next();
         FinishWord(w.word, WordUse::kArgument);
-        fc.items.push_back(std::move(w.word));
+        fc.items.push_back(arena_, w.word);
       }
       const Token& term = Peek();
       if (term.kind != Tok::kSemi && term.kind != Tok::kNewline) UnexpectedToken(term);
@@ -627,9 +632,9 @@ Command ParserImpl::ParseArithFor(Token first, Token exprs) {
   cmd.begin = first.begin;
   Push("for", "done", first.begin);
   ArithForClause af;
-  af.init = std::move(exprs.arith[0]);
-  af.cond = std::move(exprs.arith[1]);
-  af.step = std::move(exprs.arith[2]);
+  af.init = std::move((*exprs.arith)[0]);
+  af.cond = std::move((*exprs.arith)[1]);
+  af.step = std::move((*exprs.arith)[2]);
   if (Peek().kind == Tok::kSemi || Peek().kind == Tok::kNewline) {
     Next();
     while (Peek().kind == Tok::kNewline)
@@ -697,7 +702,7 @@ Command ParserImpl::ParseCase(Token first) {
       Token pat = Next();
       if (pat.kind != Tok::kWord) UnexpectedToken(pat);
       FinishWord(pat.word, WordUse::kPattern);
-      item.patterns.push_back(std::move(pat.word));
+      item.patterns.push_back(arena_, pat.word);
       if (Peek().kind == Tok::kPipe) {
         Next();
         continue;
@@ -708,17 +713,18 @@ Command ParserImpl::ParseCase(Token first) {
     while (Peek().kind == Tok::kNewline)
       Next();
     if (StartsCommand(Peek())) {
-      item.body = std::make_unique<List>();
-      ParseListInto(*item.body, /*top_level=*/false);
+      List* body = arena_.New<List>();
+      ParseListInto(*body, /*top_level=*/false);
+      item.body = body;
     }
     const Token& t = Peek();
     if (t.kind == Tok::kSemiSemi || t.kind == Tok::kSemiAnd || t.kind == Tok::kSemiSemiAnd) {
       item.terminator = TokText(t.kind);
       Next();
-      cc.items.push_back(std::move(item));
+      cc.items.push_back(arena_, item);
       continue;
     }
-    cc.items.push_back(std::move(item));
+    cc.items.push_back(arena_, item);
     if (t.kind == Tok::kEsac) {
       cmd.end = t.end;
       Next();
@@ -750,11 +756,12 @@ Token ParserImpl::CondSkipNewlines() {
   return t;
 }
 
-void ParserImpl::CondError(Tok kind, uint32_t begin, const std::string& raw,
+void ParserImpl::CondError(Tok kind, uint32_t begin, std::string_view raw,
                            const std::string& message) {
   if (kind == Tok::kEof) UnexpectedToken(Operator(Tok::kEof, reader_.pos()));
   FailAt(begin, "syntax error in conditional expression near `" +
-                    (raw.empty() ? std::string(TokText(kind)) : raw) + "': " + message);
+                    (raw.empty() ? std::string(TokText(kind)) : std::string(raw)) +
+                    "': " + message);
 }
 
 Command ParserImpl::ParseCond(Token first) {
@@ -781,37 +788,37 @@ Command ParserImpl::ParseCond(Token first) {
   return cmd;
 }
 
-std::unique_ptr<CondExpr> ParserImpl::CondOr() {
+CondExpr* ParserImpl::CondOr() {
   auto left = CondAnd();
   if (cond_kind_ == Tok::kOrOr) {
     auto right = CondOr();
-    auto n = std::make_unique<CondExpr>();
+    CondExpr* n = arena_.New<CondExpr>();
     n->kind = CondKind::kOr;
     n->begin = left->begin;
-    n->left = std::move(left);
-    n->right = std::move(right);
+    n->left = left;
+    n->right = right;
     return n;
   }
   return left;
 }
 
-std::unique_ptr<CondExpr> ParserImpl::CondAnd() {
+CondExpr* ParserImpl::CondAnd() {
   auto left = CondTerm();
   if (cond_kind_ == Tok::kAndAnd) {
     auto right = CondAnd();
-    auto n = std::make_unique<CondExpr>();
+    CondExpr* n = arena_.New<CondExpr>();
     n->kind = CondKind::kAnd;
     n->begin = left->begin;
-    n->left = std::move(left);
-    n->right = std::move(right);
+    n->left = left;
+    n->right = right;
     return n;
   }
   return left;
 }
 
-std::unique_ptr<CondExpr> ParserImpl::CondTerm() {
+CondExpr* ParserImpl::CondTerm() {
   Token t = CondSkipNewlines();
-  auto n = std::make_unique<CondExpr>();
+  CondExpr* n = arena_.New<CondExpr>();
   n->begin = t.begin;
   if (t.kind == Tok::kCondEnd) CondError(t.kind, t.begin, t.raw, "an expression is expected");
   if (t.kind == Tok::kLParen) {
@@ -832,10 +839,11 @@ std::unique_ptr<CondExpr> ParserImpl::CondTerm() {
   }
   if (t.kind == Tok::kWord && IsCondUnaryOp(t.raw)) {
     n->kind = CondKind::kUnary;
-    n->op = t.raw;
+    n->op = Intern(t.raw);
     Token arg = CondRead();
     if (arg.kind != Tok::kWord)
-      CondError(arg.kind, arg.begin, arg.raw, "an argument for `" + n->op + "' is expected");
+      CondError(arg.kind, arg.begin, arg.raw,
+                "an argument for `" + std::string(t.raw) + "' is expected");
     FinishWord(arg.word, WordUse::kCond);
     n->word = std::move(arg.word);
     CondSkipNewlines();
@@ -868,10 +876,11 @@ std::unique_ptr<CondExpr> ParserImpl::CondTerm() {
     extglob_ = saved_extglob;
     state_ &= ~kRegexp;
     if (rhs.kind != Tok::kWord)
-      CondError(rhs.kind, rhs.begin, rhs.raw, "an argument for `" + op.raw + "' is expected");
+      CondError(rhs.kind, rhs.begin, rhs.raw,
+                "an argument for `" + std::string(op.raw) + "' is expected");
     FinishWord(rhs.word, pattern ? WordUse::kPattern : WordUse::kCond);
     n->kind = CondKind::kBinary;
-    n->op = op.raw;
+    n->op = Intern(op.raw);
     n->word = std::move(t.word);
     n->word2 = std::move(rhs.word);
     CondSkipNewlines();

@@ -152,9 +152,18 @@ constexpr Reserved kReservedWords[] = {
     {"coproc", Tok::kCoproc},
 };
 
+// bash's word_token_alist, looked up without comparing against every entry.
+Tok FindReserved(std::string_view raw) {
+  if (raw.empty() || raw.size() > 8) return Tok::kNone;
+  for (const auto& r : kReservedWords) {
+    if (r.text[0] == raw[0] && raw == r.text) return r.tok;
+  }
+  return Tok::kNone;
+}
+
 // Builtins after which `name=(...)` is a compound assignment (bash's ASSIGNMENT_BUILTIN, plus
 // eval and let).
-bool IsAssignmentBuiltin(const std::string& s) {
+bool IsAssignmentBuiltin(std::string_view s) {
   return s == "alias" || s == "declare" || s == "export" || s == "local" || s == "readonly" ||
          s == "typeset" || s == "eval" || s == "let";
 }
@@ -258,7 +267,8 @@ bool ParserImpl::AssignmentAcceptable(Tok t) const {
   return CommandTokenPosition(t) && !(state_ & kCasePat);
 }
 
-int ParserImpl::SpecialCaseTokens(const std::string& raw) {
+int ParserImpl::SpecialCaseTokens(std::string_view raw) {
+  if (raw.size() > 4) return -1;  // every special case is a short word
   if (last_ == Tok::kWord &&
       (before_ == Tok::kFor || before_ == Tok::kCase || before_ == Tok::kSelect) && raw == "in") {
     if (before_ == Tok::kCase) {
@@ -341,7 +351,6 @@ Token ParserImpl::Operator(Tok kind, size_t start) {
   t.kind = kind;
   t.begin = Off(start);
   t.end = Off(reader_.pos());
-  t.raw = TokText(kind);
   return t;
 }
 
@@ -369,8 +378,8 @@ Token ParserImpl::ReadToken() {
       reader_.Get(false);
     }
     if (comments_ != nullptr) {
-      comments_->push_back(Comment{
-          Off(start), std::string(reader_.text().substr(text_start, reader_.pos() - text_start))});
+      comments_->push_back(arena_,
+                           Comment{Off(start), View(text_start, reader_.pos() - text_start)});
     }
     start = reader_.pos();
     reader_.Get(false);  // the newline (or the end)
@@ -551,10 +560,11 @@ bool ParserImpl::ParseDoubleParen(size_t start, Token* out) {
   Token t;
   t.begin = Off(start);
   t.end = Off(after);
+  t.arith = arena_.New<std::array<Arith, 3>>();
   if (!for_exprs) {
     t.kind = Tok::kArithCmd;
     t.raw = "((";
-    t.arith[0] = ScanArithRegion(inner, close);
+    (*t.arith)[0] = ScanArithRegion(inner, close);
   } else {
     t.kind = Tok::kArithForExprs;
     t.raw = "((";
@@ -563,9 +573,9 @@ bool ParserImpl::ParseDoubleParen(size_t start, Token* out) {
     if (semis.size() != 2) {
       Fail(inner, "`for ((...))' needs three expressions separated by `;'");
     }
-    t.arith[0] = ScanArithRegion(inner, semis[0]);
-    t.arith[1] = ScanArithRegion(semis[0] + 1, semis[1]);
-    t.arith[2] = ScanArithRegion(semis[1] + 1, close);
+    (*t.arith)[0] = ScanArithRegion(inner, semis[0]);
+    (*t.arith)[1] = ScanArithRegion(semis[0] + 1, semis[1]);
+    (*t.arith)[2] = ScanArithRegion(semis[1] + 1, close);
   }
   reader_.set_pos(after);
   *out = std::move(t);
@@ -574,16 +584,16 @@ bool ParserImpl::ParseDoubleParen(size_t start, Token* out) {
 
 // What a word token is, once read (the end of bash's read_token_word): a descriptor number, a
 // special-case token, a reserved word, an assignment, `{var}`, or a plain word.
-Token ParserImpl::ClassifyWord(Token tok, std::string raw, bool all_digit, bool dollar_present,
+Token ParserImpl::ClassifyWord(Token tok, std::string_view raw, bool all_digit, bool dollar_present,
                                bool quoted, int endc) {
   if (all_digit &&
       (endc == '<' || endc == '>' || last_ == Tok::kLessAnd || last_ == Tok::kGreatAnd)) {
     if (raw.size() <= 10) {
-      long long v = std::stoll(raw);
+      long long v = std::stoll(std::string(raw));
       if (v <= 2147483647LL) {
         tok.kind = Tok::kNumber;
         tok.number = static_cast<int>(v);
-        tok.raw = std::move(raw);
+        tok.raw = raw;
         return tok;
       }
     }
@@ -592,14 +602,16 @@ Token ParserImpl::ClassifyWord(Token tok, std::string raw, bool all_digit, bool 
   int special = SpecialCaseTokens(raw);
   if (special >= 0) {
     tok.kind = static_cast<Tok>(special);
-    tok.raw = std::move(raw);
+    tok.raw = raw;
     return tok;
   }
 
   // bash's CHECK_FOR_RESERVED_WORD.
-  if (!dollar_present && !quoted && ReservedWordAcceptable(last_)) {
-    for (const auto& r : kReservedWords) {
-      if (raw != r.text) continue;
+  Tok reserved = Tok::kNone;
+  if (!dollar_present && !quoted && ReservedWordAcceptable(last_)) reserved = FindReserved(raw);
+  if (reserved != Tok::kNone) {
+    do {
+      const Reserved r{nullptr, reserved};
       if ((state_ & kCasePat) && r.tok != Tok::kEsac) break;
       if (r.tok == Tok::kTime && !TimeCommandAcceptable()) break;
       if ((state_ & kCasePat) && last_ == Tok::kPipe && r.tok == Tok::kEsac) break;
@@ -617,9 +629,9 @@ Token ParserImpl::ClassifyWord(Token tok, std::string raw, bool all_digit, bool 
         --open_braces_;
       }
       tok.kind = r.tok;
-      tok.raw = std::move(raw);
+      tok.raw = raw;
       return tok;
-    }
+    } while (false);
   }
 
   tok.kind = Tok::kWord;
@@ -634,14 +646,14 @@ Token ParserImpl::ClassifyWord(Token tok, std::string raw, bool all_digit, bool 
 
   // {name}< and {name}>: a variable that receives the new descriptor.
   if (raw.size() > 2 && raw.front() == '{' && raw.back() == '}' && (endc == '<' || endc == '>')) {
-    std::string inner = raw.substr(1, raw.size() - 2);
+    std::string_view inner = raw.substr(1, raw.size() - 2);
     size_t br = inner.find('[');
-    std::string base = br == std::string::npos ? inner : inner.substr(0, br);
-    bool valid =
-        IsName(base) && (br == std::string::npos || (inner.back() == ']' && inner.size() > br + 2));
+    std::string_view base = br == std::string_view::npos ? inner : inner.substr(0, br);
+    bool valid = IsName(base) &&
+                 (br == std::string_view::npos || (inner.back() == ']' && inner.size() > br + 2));
     if (valid) {
       tok.kind = Tok::kRedirWord;
-      tok.raw = std::move(inner);
+      tok.raw = inner;
       return tok;
     }
   }
@@ -658,7 +670,7 @@ Token ParserImpl::ClassifyWord(Token tok, std::string raw, bool all_digit, bool 
     default:
       break;
   }
-  tok.raw = std::move(raw);
+  tok.raw = raw;
   return tok;
 }
 
@@ -695,7 +707,7 @@ size_t ParserImpl::ReadHeredoc(Heredoc* doc, size_t pos, bool mid_line) {
   std::vector<uint32_t> origin;
   doc->body_begin = Off(pos);
   doc->terminated = false;
-  const std::string& delim = doc->delimiter;
+  std::string_view delim = doc->delimiter;
   for (;;) {
     if (pos >= text.size()) break;
     // One line, with backslash-newline removed when the delimiter was not quoted.
@@ -783,14 +795,15 @@ size_t ParserImpl::ReadHeredoc(Heredoc* doc, size_t pos, bool mid_line) {
       p.kind = PartKind::kSingleQuoted;
       p.begin = doc->body_begin;
       p.end = doc->body.end;
-      p.text = std::move(body);
-      doc->body.parts.push_back(std::move(p));
+      p.text = Intern(body);
+      doc->body.parts.push_back(arena_, p);
     }
   } else {
-    ParserImpl sub(body, &origin, 0, options_, depth_ + 1, comments_, lines_);
+    std::string_view kept = Intern(body);  // the body's words point into it
+    ParserImpl sub(kept, &origin, 0, arena_, options_, depth_ + 1, comments_, lines_);
     sub.MarkDeferred();  // bash expands (and so parses) a body only when it runs the command
     Word w = sub.ParseHeredocText();
-    doc->body.parts = std::move(w.parts);
+    doc->body.parts = w.parts;
   }
   return pos;
 }

@@ -40,7 +40,7 @@ std::string ParserImpl::ReadParamName() {
 // The parts of an operand inside ${...}, up to the end of the braces or one of `stops` (which is
 // consumed and returned). Inside double quotes a single quote is an ordinary character for the
 // - = ? + operators (`squote_literal`), as bash treats it.
-int ParserImpl::ScanBoundedParts(std::vector<Part>& parts, const RegionOptions& o) {
+int ParserImpl::ScanBoundedParts(ArenaVec<Part>& parts, const RegionOptions& o) {
   for (;;) {
     reader_.Peek(true);
     size_t cpos = reader_.pos();
@@ -51,33 +51,33 @@ int ParserImpl::ScanBoundedParts(std::vector<Part>& parts, const RegionOptions& 
       size_t npos = reader_.pos();
       int n = reader_.Get(false);
       if (n < 0) {
-        AddLit(parts, '\\', cpos, npos);
+        AddLit(parts, cpos, npos);
         return -1;
       }
       if (n == '\n') continue;
       if (o.in_dquote && !(n == '$' || n == '`' || n == '"' || n == '\\' || n == '}')) {
-        AddLit(parts, '\\', cpos, npos);
-        AddLit(parts, static_cast<char>(n), npos, reader_.pos());
+        AddLit(parts, cpos, npos);
+        AddLit(parts, npos, reader_.pos());
         continue;
       }
       Part e;
       e.kind = PartKind::kEscaped;
       e.begin = Off(cpos);
       e.end = Off(reader_.pos());
-      e.text.assign(1, static_cast<char>(n));
-      parts.push_back(std::move(e));
+      e.text = View(npos, 1);
+      parts.push_back(arena_, e);
       continue;
     }
     if (ch == '\'') {
       if (o.squote_literal) {
         // Ordinary character, but bash still matched it as a pair to find the end of ${...}.
-        AddLit(parts, '\'', cpos, reader_.pos());
+        AddLit(parts, cpos, reader_.pos());
         for (;;) {
           reader_.Peek(false);
           size_t qpos = reader_.pos();
           int q = reader_.Get(false);
           if (q < 0) break;
-          AddLit(parts, static_cast<char>(q), qpos, reader_.pos());
+          AddLit(parts, qpos, reader_.pos());
           if (q == '\'') break;
         }
       } else {
@@ -112,7 +112,7 @@ int ParserImpl::ScanBoundedParts(std::vector<Part>& parts, const RegionOptions& 
       ScanProcessSubst(parts, cpos, static_cast<char>(ch));
       continue;
     }
-    AddLit(parts, static_cast<char>(ch), cpos, reader_.pos());
+    AddLit(parts, cpos, reader_.pos());
   }
 }
 
@@ -134,7 +134,7 @@ Word ParserImpl::ScanParamOperand(const char* stops, bool in_dquote, bool squote
 }
 
 // After `${` at `start`: finds the closing brace as bash does, then parses what is inside.
-void ParserImpl::ScanBracedParam(std::vector<Part>& parts, size_t start, bool in_dquote) {
+void ParserImpl::ScanBracedParam(ArenaVec<Part>& parts, size_t start, bool in_dquote) {
   size_t content = reader_.pos();
   size_t close = SkipMatched(
       0, '{', '}', match::kFirstClose | match::kDolBrace | (in_dquote ? match::kDQuote : 0));
@@ -144,7 +144,7 @@ void ParserImpl::ScanBracedParam(std::vector<Part>& parts, size_t start, bool in
   Enter(Off(start));
   ++deferred_;  // bash reads what is inside the braces only when it expands them
 
-  auto pe = std::make_unique<ParamExp>();
+  ParamExp* pe = arena_.New<ParamExp>();
   pe->braced = true;
   pe->begin = Off(start);
   pe->end = Off(after);
@@ -164,17 +164,17 @@ void ParserImpl::ScanBracedParam(std::vector<Part>& parts, size_t start, bool in
     if (n >= 0) {
       std::string name = ReadParamName();
       if (!name.empty()) {
-        std::optional<Word> index;
+        const Word* index = nullptr;
         if (IsName(name) && reader_.Peek(true) == '[') {
           size_t lb = reader_.pos();
           reader_.Get(true);
-          index = ScanSubscriptInLimit(lb);
+          index = arena_.New<Word>(ScanSubscriptInLimit(lb));
         }
         if (reader_.Peek(true) < 0) {
           pe->op = ParamOp::kLength;
           pe->op_text = "#";
-          pe->name = std::move(name);
-          pe->index = std::move(index);
+          pe->name = Intern(name);
+          pe->index = index;
           name_done = true;
         }
       }
@@ -189,7 +189,7 @@ void ParserImpl::ScanBracedParam(std::vector<Part>& parts, size_t start, bool in
       pe->name = "!";  // ${!}: the last background process
     } else if (IsNameStart(n) || IsDigit(n) || n == '#' || n == '?' || n == '@' || n == '*') {
       pe->indirect = true;
-      pe->name = ReadParamName();
+      pe->name = Intern(ReadParamName());
       if (IsName(pe->name)) {
         int m = reader_.Peek(true);
         if (m == '*' || m == '@') {
@@ -198,14 +198,14 @@ void ParserImpl::ScanBracedParam(std::vector<Part>& parts, size_t start, bool in
           if (reader_.Peek(true) < 0) {
             pe->indirect = false;
             pe->op = ParamOp::kNamesPrefix;
-            pe->op_text.assign(1, static_cast<char>(m));
+            pe->op_text = m == '*' ? "*" : "@";
           } else {
             reader_.set_pos(mpos);
           }
         } else if (m == '[') {
           size_t lb = reader_.pos();
           reader_.Get(true);
-          pe->index = ScanSubscriptInLimit(lb);
+          pe->index = arena_.New<Word>(ScanSubscriptInLimit(lb));
           if (reader_.Peek(true) < 0 && pe->index->parts.size() == 1 &&
               pe->index->parts[0].kind == PartKind::kLit &&
               (pe->index->parts[0].text == "@" || pe->index->parts[0].text == "*")) {
@@ -221,12 +221,12 @@ void ParserImpl::ScanBracedParam(std::vector<Part>& parts, size_t start, bool in
     name_done = true;
   }
   if (!name_done) {
-    pe->name = ReadParamName();
+    pe->name = Intern(ReadParamName());
     if (pe->name.empty()) bad("not a parameter name");
     if (IsName(pe->name) && reader_.Peek(true) == '[') {
       size_t lb = reader_.pos();
       reader_.Get(true);
-      pe->index = ScanSubscriptInLimit(lb);
+      pe->index = arena_.New<Word>(ScanSubscriptInLimit(lb));
     }
   }
 
@@ -241,8 +241,8 @@ void ParserImpl::ScanBracedParam(std::vector<Part>& parts, size_t start, bool in
   p.kind = PartKind::kParam;
   p.begin = pe->begin;
   p.end = pe->end;
-  p.param = std::move(pe);
-  parts.push_back(std::move(p));
+  p.param = pe;
+  parts.push_back(arena_, p);
 }
 
 // The operator of ${name OP ...} and its operands, up to the closing brace (the reader's limit).
@@ -261,67 +261,80 @@ void ParserImpl::ParseParamOperator(ParamExp& pe, bool in_dquote,
       pe.op_text = ":";
       if (n < 0) bad("no offset after `:'");
       bool more = false;
-      pe.arith = std::make_unique<Arith>(ScanArithUntilColon(&more));
+      pe.arith = arena_.New<Arith>(ScanArithUntilColon(&more));
       if (more) {
-        pe.arith2 = std::make_unique<Arith>(ScanArithUntilColon(&more));
+        pe.arith2 = arena_.New<Arith>(ScanArithUntilColon(&more));
         if (more) bad("too many `:'");
       }
       return;
     }
   }
+  // A doubled operator (## %% // ^^ ,,) or / followed by # or %.
+  auto doubled = [&](int second) {
+    if (reader_.Peek(true) != second) return false;
+    reader_.Get(true);
+    return true;
+  };
   switch (op) {
     case '-':
     case '=':
     case '?':
-    case '+':
+    case '+': {
+      static constexpr std::string_view kOps[] = {"-", ":-", "=", ":=", "?", ":?", "+", ":+"};
+      int at = op == '-' ? 0 : op == '=' ? 2 : op == '?' ? 4 : 6;
       pe.op = op == '-'   ? ParamOp::kDefault
               : op == '=' ? ParamOp::kAssign
               : op == '?' ? ParamOp::kError
                           : ParamOp::kAlternative;
-      pe.op_text = (pe.colon ? ":" : "") + std::string(1, static_cast<char>(op));
-      pe.operand = ScanParamOperand(nullptr, in_dquote, /*squote_literal=*/in_dquote,
-                                    WordUse::kCond, nullptr);
+      pe.op_text = kOps[at + (pe.colon ? 1 : 0)];
+      pe.operand =
+          arena_.New<Word>(ScanParamOperand(nullptr, in_dquote,
+                                            /*squote_literal=*/in_dquote, WordUse::kCond, nullptr));
       return;
+    }
     case '#':
+      pe.op = ParamOp::kRemovePrefix;
+      pe.op_text = doubled('#') ? "##" : "#";
+      pe.operand =
+          arena_.New<Word>(ScanParamOperand(nullptr, in_dquote, false, WordUse::kPattern, nullptr));
+      return;
     case '%':
-      pe.op = op == '#' ? ParamOp::kRemovePrefix : ParamOp::kRemoveSuffix;
-      pe.op_text.assign(1, static_cast<char>(op));
-      if (reader_.Peek(true) == op) {
-        reader_.Get(true);
-        pe.op_text += static_cast<char>(op);
-      }
-      pe.operand = ScanParamOperand(nullptr, in_dquote, false, WordUse::kPattern, nullptr);
+      pe.op = ParamOp::kRemoveSuffix;
+      pe.op_text = doubled('%') ? "%%" : "%";
+      pe.operand =
+          arena_.New<Word>(ScanParamOperand(nullptr, in_dquote, false, WordUse::kPattern, nullptr));
       return;
     case '/': {
       pe.op = ParamOp::kReplace;
-      pe.op_text = "/";
-      int n = reader_.Peek(true);
-      if (n == '/' || n == '#' || n == '%') {
-        reader_.Get(true);
-        pe.op_text += static_cast<char>(n);
-      }
+      pe.op_text = doubled('/') ? "//" : doubled('#') ? "/#" : doubled('%') ? "/%" : "/";
       int stopped = -1;
-      pe.operand = ScanParamOperand("/", in_dquote, false, WordUse::kPattern, &stopped);
+      pe.operand =
+          arena_.New<Word>(ScanParamOperand("/", in_dquote, false, WordUse::kPattern, &stopped));
       if (stopped == '/') {
-        pe.replacement = ScanParamOperand(nullptr, in_dquote, false, WordUse::kCond, nullptr);
+        pe.replacement =
+            arena_.New<Word>(ScanParamOperand(nullptr, in_dquote, false, WordUse::kCond, nullptr));
       }
       return;
     }
     case '^':
+      pe.op = ParamOp::kUpper;
+      pe.op_text = doubled('^') ? "^^" : "^";
+      pe.operand =
+          arena_.New<Word>(ScanParamOperand(nullptr, in_dquote, false, WordUse::kPattern, nullptr));
+      return;
     case ',':
-      pe.op = op == '^' ? ParamOp::kUpper : ParamOp::kLower;
-      pe.op_text.assign(1, static_cast<char>(op));
-      if (reader_.Peek(true) == op) {
-        reader_.Get(true);
-        pe.op_text += static_cast<char>(op);
-      }
-      pe.operand = ScanParamOperand(nullptr, in_dquote, false, WordUse::kPattern, nullptr);
+      pe.op = ParamOp::kLower;
+      pe.op_text = doubled(',') ? ",," : ",";
+      pe.operand =
+          arena_.New<Word>(ScanParamOperand(nullptr, in_dquote, false, WordUse::kPattern, nullptr));
       return;
     case '@': {
+      reader_.Peek(true);
+      size_t at = reader_.pos();
       int n = reader_.Get(true);
       if (!IsTransformOp(n) || reader_.Peek(true) >= 0) bad("unknown `@' operator");
       pe.op = ParamOp::kTransform;
-      pe.op_text.assign(1, static_cast<char>(n));
+      pe.op_text = View(at, 1);
       return;
     }
     default:

@@ -12,9 +12,10 @@ std::string SyntaxError::ToString() const {
 namespace internal {
 
 ParserImpl::ParserImpl(std::string_view text, const std::vector<uint32_t>* origin, uint32_t base,
-                       const ParseOptions& options, int depth, std::vector<Comment>* comments,
-                       std::shared_ptr<const LineIndex> lines)
+                       Arena& arena, const ParseOptions& options, int depth,
+                       ArenaVec<Comment>* comments, std::shared_ptr<const LineIndex> lines)
     : reader_(text, origin, base),
+      arena_(arena),
       options_(options),
       depth_(depth),
       comments_(comments),
@@ -43,7 +44,7 @@ void ParserImpl::UnexpectedToken(const Token& t) {
     }
     FailAt(t.begin, "syntax error: unexpected end of input");
   }
-  std::string shown = t.raw.empty() ? std::string(TokText(t.kind)) : t.raw;
+  std::string shown(t.raw.empty() ? TokText(t.kind) : t.raw);
   if (t.kind == Tok::kNewline) shown = "newline";
   FailAt(t.begin, "syntax error near unexpected token `" + shown + "'");
 }
@@ -89,9 +90,14 @@ std::optional<SyntaxError> CheckNul(std::string_view text, const LineIndex& line
 
 }  // namespace
 
-ParseResult Parse(std::string_view text, const ParseOptions& options) {
+ParseResult Parse(std::string_view input, const ParseOptions& options) {
   ParseResult result;
+  auto arena = std::make_shared<Arena>();
+  // The tree points into the text: keep a copy with it.
+  std::string_view text = arena->Copy(input);
   auto lines = std::make_shared<const LineIndex>(text);
+  result.script.arena = arena;
+  result.script.source = text;
   result.script.lines = lines;
   if (text.size() >= UINT32_MAX) {
     result.error = SyntaxError{0, Position{}, "input larger than 4 GiB"};
@@ -102,24 +108,43 @@ ParseResult Parse(std::string_view text, const ParseOptions& options) {
     return result;
   }
   try {
-    internal::ParserImpl impl(text, nullptr, 0, options, 0, &result.script.comments, lines);
+    internal::ParserImpl impl(text, nullptr, 0, *arena, options, 0, &result.script.comments, lines);
     result.script.body = impl.ParseScript();
   } catch (const internal::ParseFailure& f) {
     result.error = MakeError(f, *lines);
     result.script.body = List{};
+    result.script.comments = ArenaVec<Comment>{};
   }
   return result;
 }
 
-ArithParseResult ParseArithmetic(std::string_view text, const ParseOptions& options) {
+std::optional<SyntaxError> Check(std::string_view input, const ParseOptions& options) {
+  Arena arena;
+  std::string_view text = arena.Copy(input);
+  auto lines = std::make_shared<const LineIndex>(text);
+  if (text.size() >= UINT32_MAX) return SyntaxError{0, Position{}, "input larger than 4 GiB"};
+  if (auto nul = CheckNul(text, *lines)) return nul;
+  try {
+    internal::ParserImpl impl(text, nullptr, 0, arena, options, 0, nullptr, lines);
+    impl.DiscardEachCommand();
+    impl.ParseScript();
+  } catch (const internal::ParseFailure& f) {
+    return MakeError(f, *lines);
+  }
+  return std::nullopt;
+}
+
+ArithParseResult ParseArithmetic(std::string_view input, const ParseOptions& options) {
   ArithParseResult result;
+  result.arena = std::make_shared<Arena>();
+  std::string_view text = result.arena->Copy(input);
   auto lines = std::make_shared<const LineIndex>(text);
   if (auto nul = CheckNul(text, *lines)) {
     result.error = std::move(nul);
     return result;
   }
   try {
-    internal::ParserImpl impl(text, nullptr, 0, options, 0, nullptr, lines);
+    internal::ParserImpl impl(text, nullptr, 0, *result.arena, options, 0, nullptr, lines);
     result.arith = impl.ParseArithText();
   } catch (const internal::ParseFailure& f) {
     result.error = MakeError(f, *lines);

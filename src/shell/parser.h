@@ -7,6 +7,7 @@
 // still parses the text and reports what it cannot parse as an error: it never guesses.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -58,7 +59,12 @@ struct ParseResult {
 // Parses a whole script, as `bash -c TEXT` would before running it.
 ParseResult Parse(std::string_view text, const ParseOptions& options = {});
 
+// Checks that TEXT parses, without keeping the tree: each top-level command is forgotten once it
+// is read, so memory stays small however long the script is. The same errors as Parse.
+std::optional<SyntaxError> Check(std::string_view text, const ParseOptions& options = {});
+
 struct ArithParseResult {
+  std::shared_ptr<Arena> arena;  // owns the expression's nodes
   Arith arith;
   std::optional<SyntaxError> error;
   bool ok() const { return !error.has_value(); }

@@ -10,6 +10,7 @@
 // Not part of the library's interface: include "shell/parser.h" instead.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -40,8 +41,20 @@ class Reader {
 
   // The next character, or -1 at the end. With `join_lines`, backslash-newline pairs before it
   // are skipped for good, as bash's shell_getc(1) does.
-  int Get(bool join_lines);
-  int Peek(bool join_lines);
+  int Get(bool join_lines) {
+    if (join_lines) SkipJoins();
+    last_ = pos_;
+    if (pos_ >= end_) return -1;
+    unsigned char c = static_cast<unsigned char>(text_[pos_]);
+    ++pos_;
+    if (c == '\n' && pos_ - 1 == jump_from_) pos_ = jump_to_;
+    return c;
+  }
+  int Peek(bool join_lines) {
+    if (join_lines) SkipJoins();
+    if (pos_ >= end_) return -1;
+    return static_cast<unsigned char>(text_[pos_]);
+  }
   // Steps back over the last character returned by Get (one level, like shell_ungetc).
   void Unget() { pos_ = last_; }
 
@@ -58,7 +71,11 @@ class Reader {
   std::string_view text() const { return text_; }
   char at(size_t p) const { return text_[p]; }
   // The offset in the original text of position `p` of this text.
-  uint32_t Offset(size_t p) const;
+  uint32_t Offset(size_t p) const {
+    if (origin_ == nullptr) return base_ + static_cast<uint32_t>(p);
+    if (p < origin_->size()) return (*origin_)[p];
+    return origin_->empty() ? base_ : origin_->back();
+  }
 
   // After here-documents are read in the middle of a line, the newline that ends the line
   // continues at `to`, past the bodies, as bash's line buffer does.
@@ -66,11 +83,20 @@ class Reader {
     jump_from_ = newline_at;
     jump_to_ = to;
   }
+  // How many backslash-newline pairs have been skipped so far.
+  uint32_t joins() const { return joins_; }
   // Where the line after the one containing `p` starts (past here-document bodies already read).
   size_t NextLineStart(size_t p) const;
 
  private:
-  void SkipJoins();
+  void SkipJoins() {
+    while (pos_ + 1 < end_ && text_[pos_] == '\\' && text_[pos_ + 1] == '\n') {
+      size_t newline = pos_ + 1;
+      pos_ += 2;
+      ++joins_;
+      if (newline == jump_from_) pos_ = jump_to_;
+    }
+  }
 
   std::string_view text_;
   const std::vector<uint32_t>* origin_;
@@ -80,6 +106,7 @@ class Reader {
   size_t end_;
   size_t jump_from_ = SIZE_MAX;
   size_t jump_to_ = 0;
+  uint32_t joins_ = 0;
 };
 
 // Token kinds, named after bash's. The last few only appear in the token history.
@@ -151,10 +178,10 @@ struct Token {
   Tok kind = Tok::kNone;
   uint32_t begin = 0;  // offsets in the original text
   uint32_t end = 0;
-  std::string raw;  // the token as bash spells it, for reserved words and messages
-  Word word;        // kWord, kAssignmentWord
-  int number = 0;   // kNumber
-  Arith arith[3];   // kArithCmd: [0]; kArithForExprs: init, test, step
+  std::string_view raw;  // the token as bash spells it, for reserved words and messages
+  Word word;             // kWord, kAssignmentWord
+  int number = 0;        // kNumber
+  std::array<Arith, 3>* arith = nullptr;  // kArithCmd: [0]; kArithForExprs: init, test, step
 };
 
 // Where a word is used decides which expansions apply to it (see FinishWord).
@@ -191,12 +218,15 @@ class ParserImpl {
   // added. `depth` is the nesting level at which this text starts; `lines` locates offsets of the
   // original text for messages.
   ParserImpl(std::string_view text, const std::vector<uint32_t>* origin, uint32_t base,
-             const ParseOptions& options, int depth, std::vector<Comment>* comments,
+             Arena& arena, const ParseOptions& options, int depth, ArenaVec<Comment>* comments,
              std::shared_ptr<const LineIndex> lines);
 
   // Text that bash parses only when it runs it (backquotes, here-document bodies): errors in it
   // are reported as deferred.
   void MarkDeferred() { ++deferred_; }
+  // Forget each top-level command once it is parsed, reusing its memory: for checking a script
+  // without keeping its tree (bash -n does the same).
+  void DiscardEachCommand() { discard_ = true; }
 
   List ParseScript();       // the whole text as a script
   Word ParseHeredocText();  // the whole text as an unquoted here-document body
@@ -233,46 +263,49 @@ class ParserImpl {
   Token Next();
   Token ReadToken();
   Token Operator(Tok kind, size_t start);
-  int SpecialCaseTokens(const std::string& raw);
+  int SpecialCaseTokens(std::string_view raw);
   bool ReservedWordAcceptable(Tok t) const;
   bool TimeCommandAcceptable() const;
   bool CommandTokenPosition(Tok t) const;
   bool AssignmentAcceptable(Tok t) const;
   bool ParseDoubleParen(size_t start, Token* out);
-  Token ClassifyWord(Token tok, std::string raw, bool all_digit, bool dollar_present, bool quoted,
-                     int endc);
+  Token ClassifyWord(Token tok, std::string_view raw, bool all_digit, bool dollar_present,
+                     bool quoted, int endc);
+  std::string_view TokenText(size_t from, size_t to, uint32_t joins_before);
   void GatherHeredocs(bool after_newline);
   size_t ReadHeredoc(Heredoc* doc, size_t pos, bool mid_line);
 
   // Word contents (words.cc).
   Token ReadTokenWord(int c, size_t start);
-  void AddLit(std::vector<Part>& parts, char c, size_t pos, size_t end);
+  void AddLit(ArenaVec<Part>& parts, size_t pos, size_t end);
+  void AddLitRun(ArenaVec<Part>& parts, size_t pos, size_t end);
   size_t SkipMatched(int qc, int open, int close, unsigned flags);
-  void ScanSingleQuoted(std::vector<Part>& parts, size_t start);
-  void ScanAnsiC(std::vector<Part>& parts, size_t start);
-  void ScanDoubleQuoted(std::vector<Part>& parts, size_t start, bool locale);
-  void ScanDoubleQuotedParts(std::vector<Part>& parts, int close, size_t open_pos);
-  void ScanBackquote(std::vector<Part>& parts, size_t start, bool in_dquote);
-  std::unique_ptr<List> ParseDetachedScript(std::string_view text,
-                                            const std::vector<uint32_t>& origin);
-  bool ScanDollar(std::vector<Part>& parts, size_t start, bool in_dquote);
-  void ScanDollarParen(std::vector<Part>& parts, size_t start);
+  void ScanSingleQuoted(ArenaVec<Part>& parts, size_t start);
+  void ScanAnsiC(ArenaVec<Part>& parts, size_t start);
+  void ScanDoubleQuoted(ArenaVec<Part>& parts, size_t start, bool locale);
+  void ScanDoubleQuotedParts(ArenaVec<Part>& parts, int close, size_t open_pos);
+  void ScanBackquote(ArenaVec<Part>& parts, size_t start, bool in_dquote);
+  const List* ParseDetachedScript(const std::string& text, const std::vector<uint32_t>& origin);
+  bool ScanDollar(ArenaVec<Part>& parts, size_t start, bool in_dquote);
+  void ScanDollarParen(ArenaVec<Part>& parts, size_t start);
   bool IsArithText(size_t first, size_t close, size_t* expr_end) const;
-  std::unique_ptr<List> ParseDetachedRegion(size_t begin, size_t end);
-  void ScanProcessSubst(std::vector<Part>& parts, size_t start, char dir);
-  void ScanDollarBracket(std::vector<Part>& parts, size_t start);
-  std::unique_ptr<List> ParseSubstitutionBody(size_t start);
+  const List* ParseDetachedRegion(size_t begin, size_t end);
+  void ScanProcessSubst(ArenaVec<Part>& parts, size_t start, char dir);
+  void ScanDollarBracket(ArenaVec<Part>& parts, size_t start);
+  const List* ParseSubstitutionBody(size_t start);
   Word ScanSubscript(size_t start);
-  void ScanBoundedGroup(std::vector<Part>& parts, PartKind kind, const std::string& text,
-                        size_t start);
+  void ScanBoundedGroup(ArenaVec<Part>& parts, PartKind kind, std::string_view text, size_t start);
   Part ScanArrayLiteral(size_t start);
 
   // ${...} (param.cc).
   std::string ReadParamName();
-  int ScanBoundedParts(std::vector<Part>& parts, const RegionOptions& o);
+  int ScanBoundedParts(ArenaVec<Part>& parts, const RegionOptions& o);
   Word ScanParamOperand(const char* stops, bool in_dquote, bool squote_literal, WordUse use,
                         int* stopped);
-  void ScanBracedParam(std::vector<Part>& parts, size_t start, bool in_dquote);
+  void ScanBracedParam(ArenaVec<Part>& parts, size_t start, bool in_dquote);
+  std::string_view Intern(std::string_view s) { return arena_.Copy(s); }
+  // A view of `n` characters of the text at `pos`, which must not contain joined lines.
+  std::string_view View(size_t pos, size_t n) const { return reader_.text().substr(pos, n); }
   void ParseParamOperator(ParamExp& pe, bool in_dquote,
                           const std::function<void(const std::string&)>& bad);
   Word ScanSubscriptInLimit(size_t open);
@@ -282,14 +315,14 @@ class ParserImpl {
   void ArithLex();
   bool ArithIsOp(const char* op) const;
   [[noreturn]] void ArithUnexpected();
-  std::unique_ptr<ArithExpr> ArithComma();
-  std::unique_ptr<ArithExpr> ArithAssign();
-  std::unique_ptr<ArithExpr> ArithTernary();
-  std::unique_ptr<ArithExpr> ArithBinary(int level);
-  std::unique_ptr<ArithExpr> ArithPower();
-  std::unique_ptr<ArithExpr> ArithUnary();
-  std::unique_ptr<ArithExpr> ArithPostfix();
-  std::unique_ptr<ArithExpr> ArithPrimary();
+  ArithExpr* ArithComma();
+  ArithExpr* ArithAssign();
+  ArithExpr* ArithTernary();
+  ArithExpr* ArithBinary(int level);
+  ArithExpr* ArithPower();
+  ArithExpr* ArithUnary();
+  ArithExpr* ArithPostfix();
+  ArithExpr* ArithPrimary();
   Arith ScanArithRegion(size_t begin, size_t end);
   Arith ScanArithUntilColon(bool* stopped_at_colon);
 
@@ -318,7 +351,7 @@ class ParserImpl {
   void ParseTrailingRedirects(Command& cmd);
   Command ParseFunctionDef(Token name, bool keyword, uint32_t begin);
   Command ParseCoproc(Token first);
-  std::unique_ptr<List> ParseBody();
+  const List* ParseBody();
   Command ParseShellCommand(Token first);
   Command ParseIf(Token first);
   Command ParseFor(Token first);
@@ -326,12 +359,12 @@ class ParserImpl {
   Command ParseWhile(Token first);
   Command ParseCase(Token first);
   Command ParseCond(Token first);
-  std::unique_ptr<CondExpr> CondOr();
-  std::unique_ptr<CondExpr> CondAnd();
-  std::unique_ptr<CondExpr> CondTerm();
+  CondExpr* CondOr();
+  CondExpr* CondAnd();
+  CondExpr* CondTerm();
   Token CondRead();
   Token CondSkipNewlines();
-  [[noreturn]] void CondError(Tok kind, uint32_t begin, const std::string& raw,
+  [[noreturn]] void CondError(Tok kind, uint32_t begin, std::string_view raw,
                               const std::string& message);
 
   // Expansions found in a word's literal text (word_shape.cc).
@@ -339,9 +372,10 @@ class ParserImpl {
   Assignment SplitAssignment(Word&& w);
 
   Reader reader_;
+  Arena& arena_;
   const ParseOptions& options_;
   int depth_;
-  std::vector<Comment>* comments_;
+  ArenaVec<Comment>* comments_;
   std::shared_ptr<const LineIndex> lines_;
 
   // Lexer state, as bash keeps it.
@@ -358,10 +392,11 @@ class ParserImpl {
   // position where the body starts, for the second reading of that text.
   struct ParsedSubstitution {
     size_t end;
-    std::unique_ptr<List> body;
+    const List* body;
   };
   std::unordered_map<size_t, ParsedSubstitution> parsed_substitutions_;
-  int deferred_ = 0;  // > 0 inside text that bash checks only at run time
+  int deferred_ = 0;      // > 0 inside text that bash checks only at run time
+  bool discard_ = false;  // see DiscardEachCommand
   // bash's current_delimiter(dstack): the innermost quote or `(` of $(...) being read. It changes
   // how a backslash reads in a compound assignment inside $(...).
   char cd_ = 0;

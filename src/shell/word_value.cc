@@ -4,7 +4,7 @@ namespace safesh::shell {
 
 namespace {
 
-bool Append(const std::vector<Part>& parts, std::string& out) {
+bool Append(const ArenaVec<Part>& parts, std::string& out) {
   for (const Part& p : parts) {
     switch (p.kind) {
       case PartKind::kLit:

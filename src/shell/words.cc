@@ -4,6 +4,7 @@
 // Where bash finds the end of a construct with parse_matched_pair and leaves its meaning for run
 // time, SkipMatched() finds the end exactly as bash does and the construct is then parsed inside
 // those bounds, so the extent always agrees with bash and the structure is never a guess.
+#include <array>
 #include <cstring>
 
 #include "shell/ansi_c.h"
@@ -12,6 +13,18 @@
 namespace safesh::shell::internal {
 
 namespace {
+
+// Characters that read_token_word adds to a word with no further thought: not a quote, a
+// backslash, `$`, a metacharacter, nor one that may start a construct depending on the state
+// ([ = and the extended-glob characters).
+constexpr auto kPlainWordChar = [] {
+  std::array<bool, 256> t{};
+  for (int c = 0; c < 256; ++c)
+    t[c] = true;
+  for (unsigned char c : std::string_view("\\'\"`$<> \t\n|&;()[=?*+@!"))
+    t[c] = false;
+  return t;
+}();
 
 bool IsQuoteChar(int c) {
   return c == '\'' || c == '"' || c == '`';
@@ -48,22 +61,53 @@ bool IsAssignmentLhs(std::string_view raw, bool compound) {
   return raw[i] == '+' && i + 1 == raw.size();
 }
 
-// A word's literal text. A new part starts whenever a backslash-newline was skipped in between,
-// so each literal part is one contiguous run of the source and its positions are exact.
-void ParserImpl::AddLit(std::vector<Part>& parts, char c, size_t pos, size_t end) {
+// The text [from, to) as bash's token text: without the backslash-newline pairs skipped in it.
+std::string_view ParserImpl::TokenText(size_t from, size_t to, uint32_t joins_before) {
+  std::string_view t = reader_.text().substr(from, to - from);
+  if (reader_.joins() == joins_before) return t;
+  std::string out;
+  for (size_t i = 0; i < t.size(); ++i) {
+    if (t[i] == '\\' && i + 1 < t.size() && t[i + 1] == '\n') {
+      ++i;
+      continue;
+    }
+    out += t[i];
+  }
+  return Intern(out);
+}
+
+// A word's literal text, as views of the text being parsed. A new part starts whenever the next
+// character is not adjacent (a backslash-newline was skipped, or the text was rewritten), so
+// each literal part is one contiguous run and its positions are exact.
+void ParserImpl::AddLit(ArenaVec<Part>& parts, size_t pos, size_t end) {
+  AddLitRun(parts, pos, pos + 1);
+  parts.back().end = Off(end);
+}
+
+void ParserImpl::AddLitRun(ArenaVec<Part>& parts, size_t pos, size_t end) {
   uint32_t b = Off(pos);
   uint32_t e = Off(end);
-  if (!parts.empty() && parts.back().kind == PartKind::kLit && parts.back().end == b) {
-    parts.back().text += c;
-    parts.back().end = e;
+  // Through an origin map a run may not be contiguous in the original: add it by character.
+  if (e - b != end - pos && end - pos > 1) {
+    for (size_t i = pos; i < end; ++i)
+      AddLitRun(parts, i, i + 1);
     return;
+  }
+  const char* ch = reader_.text().data() + pos;
+  if (!parts.empty()) {
+    Part& last = parts.back();
+    if (last.kind == PartKind::kLit && last.end == b && last.text.data() + last.text.size() == ch) {
+      last.text = std::string_view(last.text.data(), last.text.size() + (end - pos));
+      last.end = e;
+      return;
+    }
   }
   Part p;
   p.kind = PartKind::kLit;
   p.begin = b;
   p.end = e;
-  p.text.assign(1, c);
-  parts.push_back(std::move(p));
+  p.text = std::string_view(ch, end - pos);
+  parts.push_back(arena_, p);
 }
 
 // bash's parse_matched_pair, reduced to finding the end: returns the position of the closing
@@ -140,8 +184,8 @@ size_t ParserImpl::SkipMatched(int qc, int open, int close, unsigned flags) {
           // bash parses $(...) here to find its end; keep the result for when the text is
           // read again, so nested constructs are parsed once, not once per level.
           size_t body_start = reader_.pos();
-          std::unique_ptr<List> body = ParseSubstitutionBody(cpos);
-          parsed_substitutions_[body_start] = ParsedSubstitution{reader_.pos(), std::move(body)};
+          const List* body = ParseSubstitutionBody(cpos);
+          parsed_substitutions_[body_start] = ParsedSubstitution{reader_.pos(), body};
         }
       } else if (ch == '{') {
         SkipMatched(0, '{', '}', match::kFirstClose | match::kDolBrace | rflags);
@@ -154,21 +198,29 @@ size_t ParserImpl::SkipMatched(int qc, int open, int close, unsigned flags) {
   }
 }
 
-void ParserImpl::ScanSingleQuoted(std::vector<Part>& parts, size_t start) {
+void ParserImpl::ScanSingleQuoted(ArenaVec<Part>& parts, size_t start) {
   Part p;
   p.kind = PartKind::kSingleQuoted;
   p.begin = Off(start);
+  size_t first = reader_.pos();
+  std::string copy;  // needed only when the contents are not contiguous (a here-document jump)
+  bool contiguous = true;
   for (;;) {
+    size_t at = reader_.pos();
     int ch = reader_.Get(false);
     if (ch < 0) Fail(start, "unexpected end of input while looking for the matching `''");
-    if (ch == '\'') break;
-    p.text += static_cast<char>(ch);
+    if (ch == '\'') {
+      p.text = contiguous ? View(first, at - first) : Intern(copy);
+      break;
+    }
+    if (reader_.pos() != at + 1) contiguous = false;
+    copy += static_cast<char>(ch);
   }
   p.end = Off(reader_.pos());
-  parts.push_back(std::move(p));
+  parts.push_back(arena_, p);
 }
 
-void ParserImpl::ScanAnsiC(std::vector<Part>& parts, size_t start) {
+void ParserImpl::ScanAnsiC(ArenaVec<Part>& parts, size_t start) {
   // $'...': a backslash escapes the next character (so \' does not end it); no line joining.
   std::string raw;
   for (;;) {
@@ -186,13 +238,13 @@ void ParserImpl::ScanAnsiC(std::vector<Part>& parts, size_t start) {
   p.kind = PartKind::kAnsiC;
   p.begin = Off(start);
   p.end = Off(reader_.pos());
-  p.text = DecodeAnsiC(raw);
-  parts.push_back(std::move(p));
+  p.text = Intern(DecodeAnsiC(raw));
+  parts.push_back(arena_, p);
 }
 
 // The inside of "..." (close == '"') or of an unquoted here-document body (close == -1, which
 // runs to the end of the text and leaves `"` ordinary).
-void ParserImpl::ScanDoubleQuotedParts(std::vector<Part>& parts, int close, size_t open_pos) {
+void ParserImpl::ScanDoubleQuotedParts(ArenaVec<Part>& parts, int close, size_t open_pos) {
   for (;;) {
     reader_.Peek(true);
     size_t cpos = reader_.pos();
@@ -208,13 +260,13 @@ void ParserImpl::ScanDoubleQuotedParts(std::vector<Part>& parts, int close, size
       if (n < 0) {
         if (close >= 0)
           Fail(open_pos, "unexpected end of input while looking for the matching `\"'");
-        AddLit(parts, '\\', cpos, npos);
+        AddLit(parts, cpos, npos);
         return;
       }
       if (n == '\n') continue;  // a backslash-newline disappears
       bool special = n == '$' || n == '`' || n == '\\' || (n == '"' && close == '"');
-      if (!special) AddLit(parts, '\\', cpos, npos);
-      AddLit(parts, static_cast<char>(n), npos, reader_.pos());
+      if (!special) AddLit(parts, cpos, npos);
+      AddLit(parts, npos, reader_.pos());
       continue;
     }
     if (ch == '`') {
@@ -224,11 +276,11 @@ void ParserImpl::ScanDoubleQuotedParts(std::vector<Part>& parts, int close, size
     if (ch == '$') {
       if (ScanDollar(parts, cpos, /*in_dquote=*/true)) continue;
     }
-    AddLit(parts, static_cast<char>(ch), cpos, reader_.pos());
+    AddLit(parts, cpos, reader_.pos());
   }
 }
 
-void ParserImpl::ScanDoubleQuoted(std::vector<Part>& parts, size_t start, bool locale) {
+void ParserImpl::ScanDoubleQuoted(ArenaVec<Part>& parts, size_t start, bool locale) {
   Part p;
   p.kind = locale ? PartKind::kLocale : PartKind::kDoubleQuoted;
   p.begin = Off(start);
@@ -239,12 +291,12 @@ void ParserImpl::ScanDoubleQuoted(std::vector<Part>& parts, size_t start, bool l
   cd_ = saved_cd;
   Leave();
   p.end = Off(reader_.pos());
-  parts.push_back(std::move(p));
+  parts.push_back(arena_, p);
 }
 
 // `...`: bash finds the closing backquote, removes the backslashes that quote $ ` \ (and " inside
 // double quotes), and parses the rest as a script of its own.
-void ParserImpl::ScanBackquote(std::vector<Part>& parts, size_t start, bool in_dquote) {
+void ParserImpl::ScanBackquote(ArenaVec<Part>& parts, size_t start, bool in_dquote) {
   std::string text;
   std::vector<uint32_t> origin;
   for (;;) {
@@ -279,18 +331,21 @@ void ParserImpl::ScanBackquote(std::vector<Part>& parts, size_t start, bool in_d
   p.begin = Off(start);
   p.end = Off(reader_.pos());
   p.body = ParseDetachedScript(text, origin);
-  parts.push_back(std::move(p));
+  parts.push_back(arena_, p);
 }
 
-std::unique_ptr<List> ParserImpl::ParseDetachedScript(std::string_view text,
-                                                      const std::vector<uint32_t>& origin) {
-  ParserImpl sub(text, &origin, 0, options_, depth_ + 1, comments_, lines_);
-  sub.MarkDeferred();  // bash parses the inside of backquotes only when it runs them
-  return std::make_unique<List>(sub.ParseScript());
+// TEXT (a copy of some of the script, `origin` mapping it back) parsed as a script of its own.
+// Its words point into the copy, so the copy is kept in the arena.
+const List* ParserImpl::ParseDetachedScript(const std::string& text,
+                                            const std::vector<uint32_t>& origin) {
+  std::string_view kept = Intern(text);
+  ParserImpl sub(kept, &origin, 0, arena_, options_, depth_ + 1, comments_, lines_);
+  sub.MarkDeferred();  // bash parses such text only when it runs it
+  return arena_.New<List>(sub.ParseScript());
 }
 
 // After a `$` at `start` (already read): the expansion it begins, or false for a literal `$`.
-bool ParserImpl::ScanDollar(std::vector<Part>& parts, size_t start, bool in_dquote) {
+bool ParserImpl::ScanDollar(ArenaVec<Part>& parts, size_t start, bool in_dquote) {
   int p = reader_.Peek(true);
   if (p == '(') {
     reader_.Get(true);
@@ -310,21 +365,23 @@ bool ParserImpl::ScanDollar(std::vector<Part>& parts, size_t start, bool in_dquo
   Part part;
   part.kind = PartKind::kParam;
   part.begin = Off(start);
-  auto pe = std::make_unique<ParamExp>();
-  pe->begin = part.begin;
+  std::string name;
   if (IsNameStart(p)) {
     while (IsNameChar(reader_.Peek(true)))
-      pe->name += static_cast<char>(reader_.Get(true));
+      name += static_cast<char>(reader_.Get(true));
   } else if (IsDigit(p) || p == '@' || p == '*' || p == '#' || p == '?' || p == '-' || p == '$' ||
              p == '!') {
-    pe->name = static_cast<char>(reader_.Get(true));
+    name = static_cast<char>(reader_.Get(true));
   } else {
     return false;
   }
+  ParamExp* pe = arena_.New<ParamExp>();
+  pe->begin = part.begin;
+  pe->name = Intern(name);
   part.end = Off(reader_.pos());
   pe->end = part.end;
-  part.param = std::move(pe);
-  parts.push_back(std::move(part));
+  part.param = pe;
+  parts.push_back(arena_, part);
   return true;
 }
 
@@ -332,7 +389,7 @@ bool ParserImpl::ScanDollar(std::vector<Part>& parts, size_t start, bool in_dquo
 // parentheses (parse_matched_pair) and decides only when it expands it: arithmetic when the
 // text is `(EXPR)` with EXPR's parentheses balanced (chk_arithsub), otherwise a command. Anything
 // else is a command substitution, parsed now.
-void ParserImpl::ScanDollarParen(std::vector<Part>& parts, size_t start) {
+void ParserImpl::ScanDollarParen(ArenaVec<Part>& parts, size_t start) {
   size_t after_open = reader_.pos();
   if (reader_.Peek(true) == '(') {
     size_t first = reader_.pos();
@@ -344,9 +401,9 @@ void ParserImpl::ScanDollarParen(std::vector<Part>& parts, size_t start) {
       p.kind = PartKind::kArith;
       p.begin = Off(start);
       p.end = Off(after);
-      p.arith = std::make_unique<Arith>(ScanArithRegion(first + 1, expr_end));
+      p.arith = arena_.New<Arith>(ScanArithRegion(first + 1, expr_end));
       reader_.set_pos(after);
-      parts.push_back(std::move(p));
+      parts.push_back(arena_, p);
       return;
     }
     // A command after all: bash parses it when it runs it, as a script of its own.
@@ -358,7 +415,7 @@ void ParserImpl::ScanDollarParen(std::vector<Part>& parts, size_t start) {
     p.body = ParseDetachedRegion(after_open, close);
     --deferred_;
     reader_.set_pos(after);
-    parts.push_back(std::move(p));
+    parts.push_back(arena_, p);
     return;
   }
   Part p;
@@ -366,7 +423,7 @@ void ParserImpl::ScanDollarParen(std::vector<Part>& parts, size_t start) {
   p.begin = Off(start);
   p.body = ParseSubstitutionBody(start);
   p.end = Off(reader_.pos());
-  parts.push_back(std::move(p));
+  parts.push_back(arena_, p);
 }
 
 // bash's chk_arithsub on the text [first, close): `(` EXPR `)` with EXPR's parentheses
@@ -410,7 +467,7 @@ bool ParserImpl::IsArithText(size_t first, size_t close, size_t* expr_end) const
 
 // The text [begin, end) parsed as a script of its own, as bash parses a command it stored as
 // text (a $((...)) that turns out to be a command).
-std::unique_ptr<List> ParserImpl::ParseDetachedRegion(size_t begin, size_t end) {
+const List* ParserImpl::ParseDetachedRegion(size_t begin, size_t end) {
   std::string text;
   std::vector<uint32_t> origin;
   for (size_t i = begin; i < end; ++i) {
@@ -427,10 +484,10 @@ std::unique_ptr<List> ParserImpl::ParseDetachedRegion(size_t begin, size_t end) 
 
 // <( or >( after both characters were read. Like $((, a `<((` is only matched as text when
 // bash reads it (parse_comsub); bash parses it when it runs it.
-void ParserImpl::ScanProcessSubst(std::vector<Part>& parts, size_t start, char dir) {
+void ParserImpl::ScanProcessSubst(ArenaVec<Part>& parts, size_t start, char dir) {
   Part p;
   p.kind = PartKind::kProcSubst;
-  p.text.assign(1, dir);
+  p.text = dir == '<' ? "<" : ">";
   p.begin = Off(start);
   size_t after_open = reader_.pos();
   if (reader_.Peek(true) == '(') {
@@ -444,11 +501,11 @@ void ParserImpl::ScanProcessSubst(std::vector<Part>& parts, size_t start, char d
     p.body = ParseSubstitutionBody(start);
   }
   p.end = Off(reader_.pos());
-  parts.push_back(std::move(p));
+  parts.push_back(arena_, p);
 }
 
 // $[...]: old-style arithmetic.
-void ParserImpl::ScanDollarBracket(std::vector<Part>& parts, size_t start) {
+void ParserImpl::ScanDollarBracket(ArenaVec<Part>& parts, size_t start) {
   size_t inner = reader_.pos();
   size_t close = SkipMatched(0, '[', ']', match::kArith);
   size_t after = reader_.pos();
@@ -456,17 +513,17 @@ void ParserImpl::ScanDollarBracket(std::vector<Part>& parts, size_t start) {
   p.kind = PartKind::kArith;
   p.begin = Off(start);
   p.end = Off(after);
-  p.arith = std::make_unique<Arith>(ScanArithRegion(inner, close));
+  p.arith = arena_.New<Arith>(ScanArithRegion(inner, close));
   reader_.set_pos(after);
-  parts.push_back(std::move(p));
+  parts.push_back(arena_, p);
 }
 
 // The script of $(...), <(...) or >(...), read in place up to its `)`, with the lexer state
 // bash saves and resets in parse_comsub.
-std::unique_ptr<List> ParserImpl::ParseSubstitutionBody(size_t start) {
+const List* ParserImpl::ParseSubstitutionBody(size_t start) {
   auto done = parsed_substitutions_.find(reader_.pos());
   if (done != parsed_substitutions_.end()) {
-    std::unique_ptr<List> body = std::move(done->second.body);
+    const List* body = done->second.body;
     reader_.set_pos(done->second.end);
     parsed_substitutions_.erase(done);
     return body;
@@ -493,7 +550,7 @@ std::unique_ptr<List> ParserImpl::ParseSubstitutionBody(size_t start) {
   before_ = Tok::kNewline;
   last_ = Tok::kDolParen;
 
-  auto body = std::make_unique<List>();
+  List* body = arena_.New<List>();
   Push(reader_.at(start) == '$' ? "$(" : reader_.at(start) == '<' ? "<(" : ">(", ")", Off(start));
   // comsub: DOLPAREN compound_list ')' | DOLPAREN newline_list ')'
   while (Peek().kind == Tok::kNewline)
@@ -545,7 +602,7 @@ Word ParserImpl::ScanSubscript(size_t start) {
 
 // A parenthesised group read as one piece of a word: an extended glob ?(..) *(..) +(..) @(..) !(..)
 // or a group in the regex of =~. `start` is where the group's text starts; `(` was read.
-void ParserImpl::ScanBoundedGroup(std::vector<Part>& parts, PartKind kind, const std::string& text,
+void ParserImpl::ScanBoundedGroup(ArenaVec<Part>& parts, PartKind kind, std::string_view text,
                                   size_t start) {
   size_t inner = reader_.pos();
   size_t close = SkipMatched(0, '(', ')', 0);
@@ -562,7 +619,7 @@ void ParserImpl::ScanBoundedGroup(std::vector<Part>& parts, PartKind kind, const
   --deferred_;
   reader_.SetLimit(old);
   reader_.set_pos(after);
-  parts.push_back(std::move(p));
+  parts.push_back(arena_, p);
 }
 
 // name=( ... ): words read as tokens up to `)`, like bash's parse_compound_assignment. `start` is
@@ -585,7 +642,7 @@ Part ParserImpl::ScanArrayLiteral(size_t start) {
     }
     if (t.kind != Tok::kWord && t.kind != Tok::kAssignmentWord) UnexpectedToken(t);
     FinishWord(t.word, t.kind == Tok::kAssignmentWord ? WordUse::kAssignValue : WordUse::kArgument);
-    p.words.push_back(std::move(t.word));
+    p.words.push_back(arena_, t.word);
   }
   p.end = Off(reader_.pos());
   last_ = saved_last;
@@ -596,8 +653,10 @@ Part ParserImpl::ScanArrayLiteral(size_t start) {
 
 Token ParserImpl::ReadTokenWord(int c, size_t start) {
   Token tok;
-  std::vector<Part>& parts = tok.word.parts;
-  std::string raw;
+  ArenaVec<Part>& parts = tok.word.parts;
+  uint32_t joins = reader_.joins();
+  // bash's token text so far: the text read, without the backslash-newlines it skipped.
+  auto raw_to = [&](size_t to) { return TokenText(start, to, joins); };
   bool all_digit = IsDigit(c);
   bool dollar_present = false;
   bool quoted = false;
@@ -628,18 +687,15 @@ Token ParserImpl::ReadTokenWord(int c, size_t start) {
         // A backslash-newline bash did not join earlier: it still disappears.
       } else if (n < 0) {
         // bash ends a -c string that stops after a backslash with another backslash.
-        AddLit(parts, '\\', cstart, npos);
-        raw += '\\';
+        AddLit(parts, cstart, npos);
         all_digit = false;
       } else {
         Part e;
         e.kind = PartKind::kEscaped;
         e.begin = Off(cstart);
         e.end = Off(reader_.pos());
-        e.text.assign(1, static_cast<char>(n));
-        parts.push_back(std::move(e));
-        raw += '\\';
-        raw += static_cast<char>(n);
+        e.text = View(npos, 1);
+        parts.push_back(arena_, e);
         quoted = true;
         all_digit = false;
       }
@@ -653,7 +709,6 @@ Token ParserImpl::ReadTokenWord(int c, size_t start) {
       } else {
         ScanBackquote(parts, cstart, /*in_dquote=*/false);
       }
-      raw.append(reader_.text().substr(cstart, reader_.pos() - cstart));
       all_digit = false;
       if (c != '`') quoted = true;
       goto next;
@@ -661,7 +716,6 @@ Token ParserImpl::ReadTokenWord(int c, size_t start) {
     if ((state_ & kRegexp) && (c == '(' || c == '|')) {
       if (c == '(') {
         ScanBoundedGroup(parts, PartKind::kRegexGroup, "", cstart);
-        raw.append(reader_.text().substr(cstart, reader_.pos() - cstart));
         dollar_present = false;
         all_digit = false;
         goto next;
@@ -671,8 +725,7 @@ Token ParserImpl::ReadTokenWord(int c, size_t start) {
     if (extglob_ && (c == '?' || c == '*' || c == '+' || c == '@' || c == '!')) {
       if (reader_.Peek(true) == '(') {
         reader_.Get(true);
-        ScanBoundedGroup(parts, PartKind::kExtGlob, std::string(1, static_cast<char>(c)), cstart);
-        raw.append(reader_.text().substr(cstart, reader_.pos() - cstart));
+        ScanBoundedGroup(parts, PartKind::kExtGlob, View(cstart, 1), cstart);
         dollar_present = false;
         all_digit = false;
         goto next;
@@ -695,7 +748,6 @@ Token ParserImpl::ReadTokenWord(int c, size_t start) {
         } else {
           ScanDollarBracket(parts, cstart);
         }
-        raw.append(reader_.text().substr(cstart, reader_.pos() - cstart));
         dollar_present = true;
         all_digit = false;
         goto next;
@@ -706,39 +758,37 @@ Token ParserImpl::ReadTokenWord(int c, size_t start) {
         } else {
           ScanDoubleQuoted(parts, cstart, /*locale=*/true);
         }
-        raw.append(reader_.text().substr(cstart, reader_.pos() - cstart));
         quoted = true;
         all_digit = false;
         goto next;
       }
       if (p >= 0) reader_.Unget();
       if (c == '$' && ScanDollar(parts, cstart, /*in_dquote=*/false)) {
-        raw.append(reader_.text().substr(cstart, reader_.pos() - cstart));
         dollar_present = true;
         all_digit = false;
         goto next;
       }
-    } else if (c == '[' && ((!raw.empty() && AssignmentAcceptable(last_) && IsName(raw)) ||
-                            (raw.empty() && (state_ & kCompAssign)))) {
+    } else if (c == '[' &&
+               ((cstart > start && AssignmentAcceptable(last_) && IsName(raw_to(cstart))) ||
+                (cstart == start && (state_ & kCompAssign)))) {
       Part sp;
       sp.kind = PartKind::kSubscript;
       sp.begin = Off(cstart);
       Word sub = ScanSubscript(cstart);
-      sp.parts = std::move(sub.parts);
+      sp.parts = sub.parts;
       sp.end = Off(reader_.pos());
-      parts.push_back(std::move(sp));
-      raw.append(reader_.text().substr(cstart, reader_.pos() - cstart));
+      parts.push_back(arena_, sp);
       all_digit = false;
       goto next;
-    } else if (c == '=' && !raw.empty() && (AssignmentAcceptable(last_) || (state_ & kAssignOk)) &&
-               IsAssignmentLhs(raw, (state_ & kCompAssign) != 0)) {
+    } else if (c == '=' && cstart > start &&
+               (AssignmentAcceptable(last_) || (state_ & kAssignOk)) &&
+               IsAssignmentLhs(raw_to(cstart), (state_ & kCompAssign) != 0)) {
       size_t eq_end = reader_.pos();
       int p = reader_.Get(true);
       if (p == '(') {
-        AddLit(parts, '=', cstart, eq_end);
+        AddLit(parts, cstart, eq_end);
         size_t paren = reader_.pos() - 1;
-        parts.push_back(ScanArrayLiteral(paren));
-        raw.append("=(...)");
+        parts.push_back(arena_, ScanArrayLiteral(paren));
         all_digit = false;
         goto next;
       }
@@ -752,10 +802,24 @@ Token ParserImpl::ReadTokenWord(int c, size_t start) {
     }
 
   got_character:
-    AddLit(parts, static_cast<char>(c), cstart, before);
-    raw += static_cast<char>(c);
+    AddLit(parts, cstart, before);
     all_digit = all_digit && IsDigit(c);
     dollar_present = dollar_present || c == '$';
+    {
+      // The common case: a run of characters with no meaning to the lexer, taken at once.
+      size_t from = reader_.pos();
+      size_t to = from;
+      std::string_view t = reader_.text();
+      size_t limit = reader_.size();
+      while (to < limit && kPlainWordChar[static_cast<unsigned char>(t[to])]) {
+        all_digit = all_digit && IsDigit(t[to]);
+        ++to;
+      }
+      if (to > from) {
+        AddLitRun(parts, from, to);
+        reader_.set_pos(to);
+      }
+    }
 
   next:
     reader_.Peek(true);
@@ -767,7 +831,8 @@ Token ParserImpl::ReadTokenWord(int c, size_t start) {
   tok.end = Off(reader_.pos());
   tok.word.begin = tok.begin;
   tok.word.end = tok.end;
-  return ClassifyWord(std::move(tok), std::move(raw), all_digit, dollar_present, quoted, endc);
+  size_t word_end = endc >= 0 ? cstart : reader_.pos();
+  return ClassifyWord(std::move(tok), raw_to(word_end), all_digit, dollar_present, quoted, endc);
 }
 
 }  // namespace safesh::shell::internal

@@ -8,7 +8,11 @@ using namespace shell;
 
 namespace {
 
-std::string Parts(const std::vector<Part>& parts);
+std::string S(std::string_view v) {
+  return std::string(v);
+}
+
+std::string Parts(const ArenaVec<Part>& parts);
 std::string Cmd(const Command& c);
 std::string Redir(const Redirect& r);
 
@@ -17,22 +21,22 @@ std::string Arith(const shell::Arith& a) {
 }
 
 std::string Param(const ParamExp& p) {
-  if (!p.braced) return "$" + p.name;
+  if (!p.braced) return "$" + S(p.name);
   std::string out = "${";
   if (p.op == ParamOp::kLength) out += "#";
   if (p.indirect) out += "!";
   if (p.op == ParamOp::kNamesPrefix || p.op == ParamOp::kKeys) out += "!";
-  out += p.name;
+  out += S(p.name);
   if (p.index) out += "[" + Sexp(*p.index) + "]";
-  if (p.op == ParamOp::kNamesPrefix) out += p.op_text;
+  if (p.op == ParamOp::kNamesPrefix) out += S(p.op_text);
   if (p.op == ParamOp::kSubstring) {
     out += ":" + Arith(*p.arith);
     if (p.arith2) out += ":" + Arith(*p.arith2);
   } else if (p.op == ParamOp::kTransform) {
-    out += "@" + p.op_text;
+    out += "@" + S(p.op_text);
   } else if (p.op != ParamOp::kNone && p.op != ParamOp::kLength && p.op != ParamOp::kKeys &&
              p.op != ParamOp::kNamesPrefix) {
-    out += p.op_text;
+    out += S(p.op_text);
     if (p.operand) out += Sexp(*p.operand);
     if (p.replacement) out += "/" + Sexp(*p.replacement);
   }
@@ -42,13 +46,13 @@ std::string Param(const ParamExp& p) {
 std::string Part1(const Part& p) {
   switch (p.kind) {
     case PartKind::kLit:
-      return p.text;
+      return S(p.text);
     case PartKind::kEscaped:
-      return "\\" + p.text;
+      return "\\" + S(p.text);
     case PartKind::kSingleQuoted:
-      return "'" + p.text + "'";
+      return "'" + S(p.text) + "'";
     case PartKind::kAnsiC:
-      return "$'" + p.text + "'";
+      return "$'" + S(p.text) + "'";
     case PartKind::kDoubleQuoted:
       return "\"" + Parts(p.parts) + "\"";
     case PartKind::kLocale:
@@ -60,11 +64,11 @@ std::string Part1(const Part& p) {
     case PartKind::kArith:
       return "$((" + Arith(*p.arith) + "))";
     case PartKind::kProcSubst:
-      return p.text + "(" + Sexp(*p.body) + ")";
+      return S(p.text) + "(" + Sexp(*p.body) + ")";
     case PartKind::kGlob:
-      return "<" + p.text + ">";
+      return "<" + S(p.text) + ">";
     case PartKind::kExtGlob:
-      return p.text + "(" + Parts(p.parts) + ")";
+      return S(p.text) + "(" + Parts(p.parts) + ")";
     case PartKind::kBrace: {
       std::string out = "{";
       for (size_t i = 0; i < p.words.size(); ++i) {
@@ -74,9 +78,9 @@ std::string Part1(const Part& p) {
       return out + "}";
     }
     case PartKind::kBraceRange:
-      return "{" + p.text + "}";
+      return "{" + S(p.text) + "}";
     case PartKind::kTilde:
-      return "<~" + p.text + ">";
+      return "<~" + S(p.text) + ">";
     case PartKind::kSubscript:
       return "[" + Parts(p.parts) + "]";
     case PartKind::kArrayLit: {
@@ -93,7 +97,7 @@ std::string Part1(const Part& p) {
   return "?";
 }
 
-std::string Parts(const std::vector<Part>& parts) {
+std::string Parts(const ArenaVec<Part>& parts) {
   std::string out;
   for (const Part& p : parts)
     out += Part1(p);
@@ -133,11 +137,11 @@ const char* RedirText(RedirOp op) {
 std::string Redir(const Redirect& r) {
   std::string out;
   if (r.fd >= 0) out += std::to_string(r.fd);
-  if (!r.fd_var.empty()) out += "{" + r.fd_var + "}";
+  if (!S(r.fd_var).empty()) out += "{" + S(r.fd_var) + "}";
   out += RedirText(r.op);
   if (r.close) return out + "-";
   if (r.heredoc) {
-    out += r.heredoc->delimiter + (r.heredoc->quoted ? "(quoted)" : "") + "[" +
+    out += S(r.heredoc->delimiter) + (r.heredoc->quoted ? "(quoted)" : "") + "[" +
            Sexp(r.heredoc->body) + "]";
     if (!r.heredoc->terminated) out += "(unterminated)";
     return out;
@@ -145,7 +149,7 @@ std::string Redir(const Redirect& r) {
   return out + Sexp(r.target);
 }
 
-std::string Redirs(const std::vector<Redirect>& rs) {
+std::string Redirs(const ArenaVec<Redirect>& rs) {
   std::string out;
   for (const Redirect& r : rs)
     out += " " + Redir(r);
@@ -163,16 +167,16 @@ std::string Cond(const CondExpr& c) {
     case CondKind::kGroup:
       return "( " + Cond(*c.left) + " )";
     case CondKind::kUnary:
-      return c.op + " " + Sexp(c.word);
+      return S(c.op) + " " + Sexp(c.word);
     case CondKind::kBinary:
-      return Sexp(c.word) + " " + c.op + " " + Sexp(c.word2);
+      return Sexp(c.word) + " " + S(c.op) + " " + Sexp(c.word2);
     case CondKind::kWord:
       return Sexp(c.word);
   }
   return "?";
 }
 
-std::string Body(const std::unique_ptr<List>& l) {
+std::string Body(const List* l) {
   return l ? Sexp(*l) : "";
 }
 
@@ -184,7 +188,7 @@ std::string Cmd(const Command& c) {
         if constexpr (std::is_same_v<T, SimpleCommand>) {
           out = "(cmd";
           for (const Assignment& a : n.assigns) {
-            out += " [" + a.name + (a.index ? "[" + Sexp(*a.index) + "]" : "") +
+            out += " [" + S(a.name) + (a.index ? "[" + Sexp(*a.index) + "]" : "") +
                    (a.append ? "+=" : "=") + Sexp(a.value) + "]";
           }
           for (const Word& w : n.words)
@@ -201,7 +205,7 @@ std::string Cmd(const Command& c) {
           if (n.else_body) out += " else " + Body(n.else_body);
           out += ")";
         } else if constexpr (std::is_same_v<T, ForClause>) {
-          out = std::string(n.select ? "(select " : "(for ") + n.name;
+          out = std::string(n.select ? "(select " : "(for ") + S(n.name);
           if (n.has_in) {
             out += " in";
             for (const Word& w : n.items)
@@ -222,7 +226,7 @@ std::string Cmd(const Command& c) {
               if (i) out += "|";
               out += Sexp(it.patterns[i]);
             }
-            out += ") " + Body(it.body) + (it.terminator.empty() ? "" : " " + it.terminator);
+            out += ") " + Body(it.body) + (S(it.terminator).empty() ? "" : " " + S(it.terminator));
           }
           out += ")";
         } else if constexpr (std::is_same_v<T, ArithCommand>) {
@@ -230,9 +234,9 @@ std::string Cmd(const Command& c) {
         } else if constexpr (std::is_same_v<T, CondCommand>) {
           out = "(cond " + Cond(*n.expr) + ")";
         } else if constexpr (std::is_same_v<T, FunctionDef>) {
-          out = "(fn " + n.name + " " + Cmd(*n.body) + ")";
+          out = "(fn " + S(n.name) + " " + Cmd(*n.body) + ")";
         } else if constexpr (std::is_same_v<T, Coproc>) {
-          out = "(coproc " + n.name + " " + Cmd(*n.body) + ")";
+          out = "(coproc " + S(n.name) + " " + Cmd(*n.body) + ")";
         }
       },
       c.node);
@@ -245,17 +249,17 @@ std::string Cmd(const Command& c) {
 std::string Sexp(const ArithExpr& e) {
   switch (e.kind) {
     case ArithKind::kNumber:
-      return e.text;
+      return S(e.text);
     case ArithKind::kVariable:
-      return e.index ? e.text + "[" + Sexp(*e.index) + "]" : e.text;
+      return e.index ? S(e.text) + "[" + Sexp(*e.index) + "]" : S(e.text);
     case ArithKind::kWord:
       return "w:" + Sexp(*e.word);
     case ArithKind::kUnary:
-      return "(" + e.op + " " + Sexp(*e.a) + ")";
+      return "(" + S(e.op) + " " + Sexp(*e.a) + ")";
     case ArithKind::kPostfix:
-      return "(post" + e.op + " " + Sexp(*e.a) + ")";
+      return "(post" + S(e.op) + " " + Sexp(*e.a) + ")";
     case ArithKind::kBinary:
-      return "(" + e.op + " " + Sexp(*e.a) + " " + Sexp(*e.b) + ")";
+      return "(" + S(e.op) + " " + Sexp(*e.a) + " " + Sexp(*e.b) + ")";
     case ArithKind::kTernary:
       return "(? " + Sexp(*e.a) + " " + Sexp(*e.b) + " " + Sexp(*e.c) + ")";
     case ArithKind::kGroup:

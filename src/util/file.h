@@ -1,0 +1,16 @@
+// Reading whole files, with errors as values.
+#pragma once
+
+#include <string>
+
+namespace safesh::util {
+
+// Reads the file at `path` into `*text`: a regular file, or a pipe until its writer closes it
+// (so `/dev/stdin` works when input is piped). On failure returns false and sets `*error` to
+// what went wrong ("PATH: No such file or directory", "PATH: is a directory", ...).
+bool ReadWholeFile(const std::string& path, std::string* text, std::string* error);
+
+// Reads `fd` to its end into `*text`. `name` is used in the error message.
+bool ReadToEnd(int fd, const std::string& name, std::string* text, std::string* error);
+
+}  // namespace safesh::util
