@@ -10,15 +10,11 @@
 // shown by kind. When bash itself crashes or loops on an input, the case is shown and skipped.
 //
 // SAFESH_AGREEMENT_CASES scales the number of generated scripts (default 2500 + 2500 mutations).
-#include <dirent.h>
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
-#include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -29,6 +25,7 @@
 #include "bash_oracle.h"
 #include "script_generator.h"
 #include "shell/parser.h"
+#include "support/script_files.h"
 
 namespace safesh::testing {
 namespace {
@@ -95,6 +92,15 @@ int BashLine(const std::string& message) {
 void Compare(const std::string& name, const std::string& script, const BashVerdict& bash,
              Tally& tally) {
   shell::ParseResult ours = shell::Parse(script);
+  // The streaming check (`safesh parse --check`) must give the same answer as the full parse.
+  std::optional<shell::SyntaxError> checked = shell::Check(script);
+  std::string full_answer = ours.ok() ? "accepts" : ours.error->ToString();
+  std::string check_answer = checked ? checked->ToString() : "accepts";
+  if (full_answer != check_answer) {
+    tally.mismatches.push_back(name + ": Parse says " + full_answer + " but Check says " +
+                               check_answer + "\n    script: " + Shorten(script));
+    return;
+  }
   if (bash.broken) {
     ++tally.bash_broken;
     std::printf("[agreement]   bash itself fails on %s (%s); safesh: %s\n", name.c_str(),
@@ -128,63 +134,10 @@ void ExpectNoMismatch(const Tally& tally) {
   EXPECT_TRUE(tally.mismatches.empty()) << tally.mismatches.size() << " disagreements:\n" << all;
 }
 
-bool ReadFile(const std::string& path, std::string* out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  *out = ss.str();
-  return true;
-}
-
-// Regular files under `dir` (not following links or leaving the file system).
-void Walk(const std::string& dir, int depth, const std::function<void(const std::string&)>& fn) {
-  if (depth > 12) return;
-  DIR* d = opendir(dir.c_str());
-  if (d == nullptr) return;
-  std::vector<std::string> entries;
-  while (dirent* e = readdir(d)) {
-    std::string n = e->d_name;
-    if (n != "." && n != "..") entries.push_back(n);
-  }
-  closedir(d);
-  std::sort(entries.begin(), entries.end());
-  for (const std::string& n : entries) {
-    std::string path = dir + "/" + n;
-    struct stat st;
-    if (lstat(path.c_str(), &st) != 0) continue;
-    if (S_ISDIR(st.st_mode)) {
-      Walk(path, depth + 1, fn);
-    } else if (S_ISREG(st.st_mode) && st.st_size > 0 && st.st_size < (1 << 20)) {
-      fn(path);
-    }
-  }
-}
-
-// A script for bash or sh, by its first line.
-bool IsShellScript(const std::string& text) {
-  if (text.compare(0, 2, "#!") != 0) return false;
-  std::string first = text.substr(0, text.find('\n'));
-  for (const char* shell : {"/sh", "/bash", " sh", " bash", "/dash"}) {
-    size_t at = first.find(shell);
-    if (at == std::string::npos) continue;
-    size_t end = at + std::string(shell).size();
-    if (end == first.size() || first[end] == ' ' || first[end] == '\t' || first[end] == '\r') {
-      return true;
-    }
-  }
-  return false;
-}
-
 TEST(BashAgreement, ScriptsOnThisMachine) {
   Tally tally;
-  for (const char* root : {"/usr/bin", "/usr/sbin", "/etc", "/usr/share", "/usr/lib"}) {
-    Walk(root, 0, [&](const std::string& path) {
-      std::string text;
-      if (!ReadFile(path, &text) || !IsShellScript(text)) return;
-      if (text.find('\0') != std::string::npos) return;  // bash drops NUL bytes from files
-      Compare(path, text, BashCheckFile(path, text), tally);
-    });
+  for (const ScriptFile& f : ShellScriptsOnThisMachine()) {
+    Compare(f.path, f.text, BashCheckFile(f.path, f.text), tally);
   }
   tally.Report("scripts on this machine");
   EXPECT_GT(tally.both_accept, 50) << "too few shell scripts found to compare";
@@ -246,7 +199,7 @@ TEST(BashAgreement, BashDocumentationSnippets) {
     }
   }
   // The example scripts that ship with the documentation.
-  Walk("/usr/share/doc/bash/examples", 0, [&](const std::string& path) {
+  WalkFiles("/usr/share/doc/bash/examples", [&](const std::string& path) {
     std::string text;
     if (!ReadFile(path, &text) || text.find('\0') != std::string::npos) return;
     if (path.find(".tar") != std::string::npos || path.find(".gz") != std::string::npos) return;

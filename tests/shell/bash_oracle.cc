@@ -1,87 +1,36 @@
 #include "bash_oracle.h"
 
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <chrono>
 #include <sstream>
-#include <stdexcept>
+#include <string>
 #include <vector>
+
+#include "support/subprocess.h"
 
 namespace safesh::testing {
 
 namespace {
 
-// Runs bash with `args`, stdin from /dev/null, and returns its exit status and stderr+stdout.
+// Runs bash with `args` and no input; bash's verdict from its exit status and messages.
 BashVerdict RunBash(const std::vector<std::string>& args) {
-  int fds[2];
-  if (pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error("pipe2 failed");
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
-  posix_spawn_file_actions_adddup2(&fa, fds[1], 2);
-  std::vector<char*> argv;
-  std::string bash = "/bin/bash";
-  argv.push_back(bash.data());
-  std::vector<std::string> copy = args;
-  for (std::string& a : copy)
-    argv.push_back(a.data());
-  argv.push_back(nullptr);
+  std::vector<std::string> argv = {"/bin/bash"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  RunOptions options;
   // A fixed, minimal environment: nothing in it may change how bash parses.
-  std::string path = "PATH=/usr/bin:/bin";
-  std::string lang = "LC_ALL=C.UTF-8";
-  char* envp[] = {path.data(), lang.data(), nullptr};
-  pid_t pid;
-  int rc = posix_spawn(&pid, "/bin/bash", &fa, nullptr, argv.data(), envp);
-  posix_spawn_file_actions_destroy(&fa);
-  close(fds[1]);
-  if (rc != 0) {
-    close(fds[0]);
-    throw std::runtime_error("cannot run /bin/bash");
-  }
+  options.env = {"PATH=/usr/bin:/bin", "LC_ALL=C.UTF-8"};
   // bash's own parser can loop forever on some broken input: give it 10 seconds.
-  std::string out;
-  char buf[4096];
-  bool timed_out = false;
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  for (;;) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) {
-      timed_out = true;
-      kill(pid, SIGKILL);
-      break;
-    }
-    pollfd pfd{fds[0], POLLIN, 0};
-    int pr = poll(&pfd, 1, static_cast<int>(left.count()));
-    if (pr < 0 && errno == EINTR) continue;
-    if (pr <= 0) continue;
-    ssize_t n = read(fds[0], buf, sizeof buf);
-    if (n > 0) {
-      out.append(buf, static_cast<size_t>(n));
-    } else if (n == 0 || errno != EINTR) {
-      break;
-    }
-  }
-  close(fds[0]);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
+  options.timeout_seconds = 10;
+  RunOutput run = Run(argv, options);
+  bool timed_out = run.timed_out;
+  std::string out = run.err + run.out;
   BashVerdict v;
   if (timed_out) {
     v.broken = true;
     v.message = "did not finish parsing within 10 s";
     return v;
   }
-  if (WIFSIGNALED(status)) {
+  if (run.signal != 0) {
     v.broken = true;
-    v.message = std::string("killed by signal ") + std::to_string(WTERMSIG(status));
+    v.message = "killed by signal " + std::to_string(run.signal);
     return v;
   }
   // bash prints some syntax errors (in [[ ]]) and still exits 0: any non-warning line counts.
@@ -101,7 +50,7 @@ BashVerdict RunBash(const std::vector<std::string>& args) {
     if (line.find(": line ") == std::string::npos && line.rfind("/bin/bash:", 0) != 0) continue;
     if (v.message.empty()) v.message = line;
   }
-  v.accepted = WIFEXITED(status) && WEXITSTATUS(status) == 0 && v.message.empty();
+  v.accepted = run.exit_code == 0 && v.message.empty();
   return v;
 }
 

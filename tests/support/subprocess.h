@@ -1,0 +1,29 @@
+// Running a program to completion from a test: its output, its exit status, with a time limit.
+#ifndef SAFESH_TESTS_SUPPORT_SUBPROCESS_H_
+#define SAFESH_TESTS_SUPPORT_SUBPROCESS_H_
+
+#include <string>
+#include <vector>
+
+namespace safesh::testing {
+
+struct RunOptions {
+  std::string stdin_text;        // written to the program's standard input, then closed
+  std::vector<std::string> env;  // the whole environment ("NAME=value")
+  int timeout_seconds = 10;      // then SIGKILL
+};
+
+struct RunOutput {
+  std::string out;
+  std::string err;
+  int exit_code = -1;  // when the program exited
+  int signal = 0;      // when a signal ended it
+  bool timed_out = false;
+};
+
+// Runs argv[0] (a path) with `argv`. Throws std::runtime_error when it cannot be started.
+RunOutput Run(const std::vector<std::string>& argv, const RunOptions& options = {});
+
+}  // namespace safesh::testing
+
+#endif  // SAFESH_TESTS_SUPPORT_SUBPROCESS_H_
