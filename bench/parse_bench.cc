@@ -1,24 +1,21 @@
 // Parser speed: a typical agent command, and throughput over this machine's shell scripts.
 //   build/bench/parse_bench
-#include <dirent.h>
-#include <sys/stat.h>
-
-#include <fstream>
-#include <functional>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include <benchmark/benchmark.h>
 
 #include "shell/parser.h"
+#include "support/script_files.h"
 
 namespace {
 
-// About 200 bytes, the shape of what coding agents run.
+// 198 bytes, the shape of what coding agents run: a cd, a few commands joined by && and pipes,
+// quoting, an assignment, a parameter expansion, a redirection.
 const char kAgentCommand[] =
     "cd /work/app && git status --short && git diff --stat HEAD~1 -- src/ | head -50 && "
-    "rg -n \"TODO|FIXME\" src/ --glob '*.ts' | wc -l && npm test -- --runInBand 2>&1 | tail -20";
+    "rg -n \"TODO|FIXME\" src/ --glob '*.ts' | wc -l && "
+    "NODE_ENV=test npm test -- --runInBand \"$TEST_FILE\" 2>&1 | tail -20";
 
 void BM_ParseAgentCommand(benchmark::State& state) {
   for (auto _ : state) {
@@ -29,45 +26,12 @@ void BM_ParseAgentCommand(benchmark::State& state) {
 }
 BENCHMARK(BM_ParseAgentCommand);
 
-void Walk(const std::string& dir, int depth, const std::function<void(const std::string&)>& fn) {
-  if (depth > 12) return;
-  DIR* d = opendir(dir.c_str());
-  if (d == nullptr) return;
-  std::vector<std::string> names;
-  while (dirent* e = readdir(d)) {
-    std::string n = e->d_name;
-    if (n != "." && n != "..") names.push_back(n);
-  }
-  closedir(d);
-  for (const std::string& n : names) {
-    std::string path = dir + "/" + n;
-    struct stat st;
-    if (lstat(path.c_str(), &st) != 0) continue;
-    if (S_ISDIR(st.st_mode)) {
-      Walk(path, depth + 1, fn);
-    } else if (S_ISREG(st.st_mode) && st.st_size > 0 && st.st_size < (1 << 20)) {
-      fn(path);
-    }
-  }
-}
-
-// Every shell script under the usual system directories that parses.
+// Every shell script on this machine that the parser accepts.
 const std::vector<std::string>& MachineScripts() {
   static const std::vector<std::string> scripts = [] {
     std::vector<std::string> out;
-    for (const char* root : {"/usr/bin", "/usr/sbin", "/etc", "/usr/share", "/usr/lib"}) {
-      Walk(root, 0, [&](const std::string& path) {
-        std::ifstream in(path, std::ios::binary);
-        char head[2] = {0, 0};
-        in.read(head, 2);
-        if (head[0] != '#' || head[1] != '!') return;
-        std::ostringstream ss;
-        ss << "#!" << in.rdbuf();
-        std::string text = ss.str();
-        std::string first = text.substr(0, text.find('\n'));
-        if (first.find("sh") == std::string::npos) return;
-        if (safesh::shell::Parse(text).ok()) out.push_back(std::move(text));
-      });
+    for (safesh::testing::ScriptFile& f : safesh::testing::ShellScriptsOnThisMachine()) {
+      if (safesh::shell::Parse(f.text).ok()) out.push_back(std::move(f.text));
     }
     return out;
   }();

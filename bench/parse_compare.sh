@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Times `bash -n`, `shfmt` and `safesh parse` on the same large input, side by side.
+#
+# The input is every shell script on this machine (under /usr/bin, /usr/sbin, /etc, /usr/share,
+# /usr/lib, first line naming sh, bash or dash) that all three accept, joined into one file.
+#   bench/parse_compare.sh [SAFESH_BINARY]      (default build/safesh)
+# Needs hyperfine and shfmt (scripts/bootstrap --test installs them). Prints two tables:
+#   1. syntax check only: bash -n, shfmt (parse and print back), safesh parse --check
+#   2. the whole tree as JSON: shfmt --to-json, safesh parse --json
+set -euo pipefail
+
+root="$(cd "$(dirname "$0")/.." && pwd)"
+safesh="$(realpath "${1:-$root/build/safesh}")"
+for tool in hyperfine shfmt "$safesh"; do
+  if ! command -v "$tool" >/dev/null; then
+    echo "parse_compare: $tool is missing (run scripts/bootstrap --test, then make build)" >&2
+    exit 1
+  fi
+done
+
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+big="$work/all-scripts.sh"
+
+# Each script alone must pass all three, and the joined file is checked once more at the end.
+count=0
+# One awk per batch of files keeps the scan quick: it prints the names whose first line names
+# a shell, and skips the rest of each file.
+while IFS= read -r f; do
+  grep -q -P '\x00' "$f" 2>/dev/null && continue
+  bash -n "$f" 2>/dev/null || continue
+  shfmt -ln bash "$f" >/dev/null 2>&1 || continue
+  "$safesh" parse --check -f "$f" 2>/dev/null || continue
+  cat "$f" >>"$big"
+  # A script need not end with a newline; the next one must start on a line of its own.
+  printf '\n' >>"$big"
+  count=$((count + 1))
+done < <(find /usr/bin /usr/sbin /etc /usr/share /usr/lib -xdev -type f -size -1024k -size +0 \
+           -exec awk 'FNR == 1 { if ($0 ~ /^#!.*[\/ ](sh|bash|dash)([ \t\r]|$)/) print FILENAME;
+                                 nextfile }' {} + 2>/dev/null | sort)
+
+bash -n "$big"
+shfmt -ln bash "$big" >/dev/null
+"$safesh" parse --check -f "$big"
+bytes=$(stat -c %s "$big")
+echo "input: $count scripts that bash, shfmt and safesh all accept, $bytes bytes in one file"
+echo "versions: $(bash --version | head -n 1); shfmt $(shfmt --version); $("$safesh" --version)"
+echo
+
+cd "$work"
+echo "## Syntax check"
+hyperfine -N --warmup 3 --min-runs 20 --export-markdown check.md \
+  "bash -n $big" \
+  "shfmt -ln bash $big" \
+  "$safesh parse --check -f $big" >/dev/null
+sed "s|$big|FILE|g; s|$safesh|safesh|g" check.md
+echo
+echo "## The whole tree as JSON (written to /dev/null)"
+hyperfine --warmup 1 --min-runs 5 --export-markdown json.md \
+  "shfmt -ln bash --to-json <$big >/dev/null" \
+  "$safesh parse --json -f $big >/dev/null" >/dev/null
+sed "s|$big|FILE|g; s|$safesh|safesh|g" json.md
