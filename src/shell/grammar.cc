@@ -103,6 +103,8 @@ List ParserImpl::ParseScript() {
     if (discard_) {
       list = List{};
       arena_.Release(mark);
+      // Nothing may keep pointing into the memory just released.
+      parsed_substitutions_.clear();
     }
     while (Peek().kind == Tok::kNewline)
       Next();

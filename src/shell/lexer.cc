@@ -268,7 +268,12 @@ bool ParserImpl::AssignmentAcceptable(Tok t) const {
 }
 
 int ParserImpl::SpecialCaseTokens(std::string_view raw) {
-  if (raw.size() > 4) return -1;  // every special case is a short word
+  // Every special case is a short word. A longer one still ends the place where bash would take
+  // `{' as a group (after a function's name), as any word does.
+  if (raw.size() > 4) {
+    state_ &= ~kAllowOpenBrace;
+    return -1;
+  }
   if (last_ == Tok::kWord &&
       (before_ == Tok::kFor || before_ == Tok::kCase || before_ == Tok::kSelect) && raw == "in") {
     if (before_ == Tok::kCase) {

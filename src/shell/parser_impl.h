@@ -47,7 +47,10 @@ class Reader {
     if (pos_ >= end_) return -1;
     unsigned char c = static_cast<unsigned char>(text_[pos_]);
     ++pos_;
-    if (c == '\n' && pos_ - 1 == jump_from_) pos_ = jump_to_;
+    if (c == '\n' && pos_ - 1 == jump_from_) {
+      skips_.push_back({static_cast<uint32_t>(pos_), static_cast<uint32_t>(jump_to_)});
+      pos_ = jump_to_;
+    }
     return c;
   }
   int Peek(bool join_lines) {
@@ -83,18 +86,27 @@ class Reader {
     jump_from_ = newline_at;
     jump_to_ = to;
   }
-  // How many backslash-newline pairs have been skipped so far.
-  uint32_t joins() const { return joins_; }
+  // Text the reader passed over: a backslash-newline pair it joined, or here-document bodies
+  // it jumped. A token's text is the text it spans without the skips inside it.
+  struct Skip {
+    uint32_t from;
+    uint32_t to;
+  };
+  const std::vector<Skip>& skips() const { return skips_; }
+  // Records a backslash-newline that the lexer itself removed (not through Get(true)).
+  void NoteSkip(size_t from, size_t to) {
+    skips_.push_back({static_cast<uint32_t>(from), static_cast<uint32_t>(to)});
+  }
   // Where the line after the one containing `p` starts (past here-document bodies already read).
   size_t NextLineStart(size_t p) const;
 
  private:
   void SkipJoins() {
     while (pos_ + 1 < end_ && text_[pos_] == '\\' && text_[pos_ + 1] == '\n') {
-      size_t newline = pos_ + 1;
+      size_t from = pos_;
       pos_ += 2;
-      ++joins_;
-      if (newline == jump_from_) pos_ = jump_to_;
+      if (from + 1 == jump_from_) pos_ = jump_to_;
+      NoteSkip(from, pos_);
     }
   }
 
@@ -106,7 +118,7 @@ class Reader {
   size_t end_;
   size_t jump_from_ = SIZE_MAX;
   size_t jump_to_ = 0;
-  uint32_t joins_ = 0;
+  std::vector<Skip> skips_;
 };
 
 // Token kinds, named after bash's. The last few only appear in the token history.
@@ -271,7 +283,7 @@ class ParserImpl {
   bool ParseDoubleParen(size_t start, Token* out);
   Token ClassifyWord(Token tok, std::string_view raw, bool all_digit, bool dollar_present,
                      bool quoted, int endc);
-  std::string_view TokenText(size_t from, size_t to, uint32_t joins_before);
+  std::string_view TokenText(size_t from, size_t to, size_t skips_before);
   void GatherHeredocs(bool after_newline);
   size_t ReadHeredoc(Heredoc* doc, size_t pos, bool mid_line);
 

@@ -356,9 +356,12 @@ Assignment ParserImpl::SplitAssignment(Word&& w) {
   a.name = Intern(name);
   if (i < parts.size() && off == 0 && parts[i].kind == PartKind::kSubscript) {
     Word* idx = arena_.New<Word>();
-    idx->begin = parts[i].begin + 1;
-    idx->end = parts[i].end - 1;
-    idx->parts = parts[i].parts;
+    const Part& sub = parts[i];
+    // The index spans what is inside the brackets; a backslash-newline bash joined right after
+    // `[' or before `]' is not part of it.
+    idx->begin = sub.parts.empty() ? sub.begin + 1 : sub.parts[0].begin;
+    idx->end = sub.parts.empty() ? idx->begin : sub.parts[sub.parts.size() - 1].end;
+    idx->parts = sub.parts;
     a.index = idx;
     ++i;
   }

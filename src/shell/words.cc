@@ -4,6 +4,7 @@
 // Where bash finds the end of a construct with parse_matched_pair and leaves its meaning for run
 // time, SkipMatched() finds the end exactly as bash does and the construct is then parsed inside
 // those bounds, so the extent always agrees with bash and the structure is never a guess.
+#include <algorithm>
 #include <array>
 #include <cstring>
 
@@ -61,18 +62,29 @@ bool IsAssignmentLhs(std::string_view raw, bool compound) {
   return raw[i] == '+' && i + 1 == raw.size();
 }
 
-// The text [from, to) as bash's token text: without the backslash-newline pairs skipped in it.
-std::string_view ParserImpl::TokenText(size_t from, size_t to, uint32_t joins_before) {
+// The text [from, to) as bash's token text: without what the reader skipped inside it since
+// the token began (joined backslash-newlines, jumped here-document bodies). Only those: a
+// backslash-newline inside single quotes, or after an escaped backslash, stays.
+std::string_view ParserImpl::TokenText(size_t from, size_t to, size_t skips_before) {
   std::string_view t = reader_.text().substr(from, to - from);
-  if (reader_.joins() == joins_before) return t;
-  std::string out;
-  for (size_t i = 0; i < t.size(); ++i) {
-    if (t[i] == '\\' && i + 1 < t.size() && t[i + 1] == '\n') {
-      ++i;
-      continue;
-    }
-    out += t[i];
+  const std::vector<Reader::Skip>& all = reader_.skips();
+  if (all.size() == skips_before) return t;
+  // After a rewind the same skip can be recorded twice; order them and drop repeats.
+  std::vector<Reader::Skip> inside;
+  for (size_t i = skips_before; i < all.size(); ++i) {
+    if (all[i].from >= from && all[i].to <= to) inside.push_back(all[i]);
   }
+  if (inside.empty()) return t;
+  std::sort(inside.begin(), inside.end(),
+            [](const Reader::Skip& a, const Reader::Skip& b) { return a.from < b.from; });
+  std::string out;
+  size_t at = from;
+  for (const Reader::Skip& k : inside) {
+    if (k.from < at) continue;
+    out.append(reader_.text().substr(at, k.from - at));
+    at = k.to;
+  }
+  out.append(reader_.text().substr(at, to - at));
   return Intern(out);
 }
 
@@ -654,9 +666,9 @@ Part ParserImpl::ScanArrayLiteral(size_t start) {
 Token ParserImpl::ReadTokenWord(int c, size_t start) {
   Token tok;
   ArenaVec<Part>& parts = tok.word.parts;
-  uint32_t joins = reader_.joins();
+  size_t skips = reader_.skips().size();
   // bash's token text so far: the text read, without the backslash-newlines it skipped.
-  auto raw_to = [&](size_t to) { return TokenText(start, to, joins); };
+  auto raw_to = [&](size_t to) { return TokenText(start, to, skips); };
   bool all_digit = IsDigit(c);
   bool dollar_present = false;
   bool quoted = false;
@@ -685,6 +697,7 @@ Token ParserImpl::ReadTokenWord(int c, size_t start) {
       n = reader_.Get(false);
       if (n == '\n') {
         // A backslash-newline bash did not join earlier: it still disappears.
+        reader_.NoteSkip(npos - 1, reader_.pos());
       } else if (n < 0) {
         // bash ends a -c string that stops after a backslash with another backslash.
         AddLit(parts, cstart, npos);

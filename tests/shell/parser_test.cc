@@ -223,6 +223,15 @@ TEST(Parser, Heredocs) {
       {"cat <<EOF\nno end", "(cmd cat <<EOF[no end\n](unterminated))"},
       {"cat <<EOF\nabc\\\nEOF\nEOF\n", "(cmd cat <<EOF[abcEOF\n])"},
       {"cat <<EOF\n$(rm -rf ~)\nEOF\n", "(cmd cat <<EOF[$((cmd rm -rf <~>))\n])"},
+      // A backslash-newline in a delimiter is joined where bash joins it (unquoted, and inside
+      // double quotes) and kept inside single quotes, where such a delimiter can never match.
+      {"cat <<E\\\nOF\nbody\nEOF\necho after", "(cmd cat <<EOF[body\n]) ; (cmd echo after)"},
+      {"cat <<\"E\\\nOF\"\nbody\nEOF\necho after",
+       "(cmd cat <<EOF(quoted)['body\n']) ; (cmd echo after)"},
+      {"cat <<x\\\n'a\\\nb'\nxab\necho hidden",
+       "(cmd cat <<xa\\\nb(quoted)['xab\necho hidden\n'](unterminated))"},
+      {"cat <<x\\\n\"a\\\\\nb\"\nxa\\\nb\necho hidden",
+       "(cmd cat <<xa\\\nb(quoted)['xa\\\nb\necho hidden\n'](unterminated))"},
   });
 }
 
@@ -263,6 +272,10 @@ TEST(Parser, CompoundCommands) {
       {"[[ $x == @(a|b) ]]", "(cond $x == @(a|b))"},
       {"(( x > 1 ))", "(arith (> x 1))"},
       {"f() { a; }", "(fn f (group (cmd a)))"},
+      // After a function's name only the next word may open a group: a later `{' is a word,
+      // however long the words between.
+      {"f() while printf {; do break; done", "(fn f (while (cmd printf {) do (cmd break)))"},
+      {"function f while printf {; do :; done", "(fn f (while (cmd printf {) do (cmd :)))"},
       {"function f { a; }", "(fn f (group (cmd a)))"},
       {"function f() ( a )", "(fn f (sub (cmd a)))"},
       {"f() [[ x ]]", "(fn f (cond x))"},
@@ -359,6 +372,46 @@ TEST(Parser, Positions) {
   const auto& iw =
       std::get<shell::SimpleCommand>(inner.statements[0].body.pipelines[0].commands[0].node).words;
   EXPECT_EQ(b.script.At(iw[1].begin).col, 7u);  // the `$` of `\$y`
+  // An array index begins at its first character, past a backslash-newline after `[`.
+  shell::ParseResult a = shell::Parse("a[\\\n1]=2 b[x]=3");
+  ASSERT_TRUE(a.ok());
+  const auto& assigns =
+      std::get<shell::SimpleCommand>(a.script.body.statements[0].body.pipelines[0].commands[0].node)
+          .assigns;
+  ASSERT_EQ(assigns.size(), 2u);
+  EXPECT_EQ(FormatPosition(a.script.At(assigns[0].index->begin)), "2:1");
+  EXPECT_EQ(FormatPosition(a.script.At(assigns[0].index->end)), "2:2");
+  EXPECT_EQ(FormatPosition(a.script.At(assigns[1].index->begin)), "2:8");
+  EXPECT_EQ(FormatPosition(a.script.At(assigns[1].index->end)), "2:9");
+}
+
+// Check forgets each top-level command once read; its answers must still be Parse's, also when
+// an error comes many commands later, inside here-documents, substitutions or line joins.
+TEST(Parser, CheckAgreesWithParse) {
+  std::vector<std::string> scripts = {
+      "echo a\necho b\n",
+      "cat <<A; echo $(cat <<B\nb\nB\n)\na\nA\necho after\nif\n",
+      "x=$(echo one\necho two)\ny=`echo three`\ncase $x in (a) ;; esac\necho $((1 +))\n",
+      "for i in 1 2; do\n  echo \"$i\" \\\n   more\ndone\n( echo sub\n",
+      "f() { echo; }\nf\n}\n",
+      "echo $(echo $(echo deep))\n" + std::string(50, '\n') + "echo ${x",
+  };
+  std::string many;
+  for (int i = 0; i < 2000; ++i)
+    many += "echo line " + std::to_string(i) + " $(date) <<EOF\nbody\nEOF\n";
+  scripts.push_back(many);
+  scripts.push_back(many + "done\n");
+  for (const std::string& script : scripts) {
+    shell::ParseResult full = shell::Parse(script);
+    std::optional<shell::SyntaxError> checked = shell::Check(script);
+    ASSERT_EQ(full.ok(), !checked.has_value()) << script.substr(0, 200);
+    if (checked) {
+      EXPECT_EQ(checked->ToString(), full.error->ToString());
+      EXPECT_EQ(checked->kind, full.error->kind);
+    }
+  }
+  EXPECT_EQ(shell::Check(many + "done\n")->ToString(),
+            "6001:1: syntax error near unexpected token `done'");
 }
 
 TEST(Parser, Comments) {
