@@ -30,7 +30,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     // The streaming check must agree with the full parse, error for error.
     std::optional<safesh::shell::SyntaxError> checked = safesh::shell::Check(text, opt);
     Check(checked.has_value() == !r.ok());
-    if (checked) Check(checked->offset == r.error->offset && checked->message == r.error->message);
+    if (checked) {
+      Check(checked->offset == r.error->offset && checked->message == r.error->message &&
+            checked->kind == r.error->kind);
+    }
     if (!r.ok()) {
       Check(r.error->offset <= size);
       Check(!r.error->message.empty());

@@ -30,7 +30,11 @@ bool ReadWholeFile(const std::string& path, std::string* text, std::string* erro
     *error = path + ": " + why;
     return false;
   };
-  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  UniqueFd fd;
+  do {
+    // Opening a FIFO waits for its writer, and a signal can interrupt the wait.
+    fd.Reset(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  } while (!fd.valid() && errno == EINTR);
   if (!fd.valid()) return fail(std::strerror(errno));
   struct stat st;
   if (::fstat(fd.get(), &st) != 0) return fail(std::strerror(errno));

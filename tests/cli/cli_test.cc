@@ -18,7 +18,7 @@ RunOutput Safesh(std::vector<std::string> args, std::string stdin_text = "") {
   RunOptions options;
   options.stdin_text = std::move(stdin_text);
   options.env = {"PATH=/usr/bin:/bin", "LC_ALL=C.UTF-8"};
-  return Run(args, options);
+  return RunProgram(args, options);
 }
 
 TEST(Cli, VersionAndHelp) {

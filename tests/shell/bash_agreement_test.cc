@@ -94,8 +94,12 @@ void Compare(const std::string& name, const std::string& script, const BashVerdi
   shell::ParseResult ours = shell::Parse(script);
   // The streaming check (`safesh parse --check`) must give the same answer as the full parse.
   std::optional<shell::SyntaxError> checked = shell::Check(script);
-  std::string full_answer = ours.ok() ? "accepts" : ours.error->ToString();
-  std::string check_answer = checked ? checked->ToString() : "accepts";
+  auto answer = [](const std::optional<shell::SyntaxError>& e) {
+    return e ? e->ToString() + " (kind " + std::to_string(static_cast<int>(e->kind)) + ")"
+             : std::string("accepts");
+  };
+  std::string full_answer = answer(ours.error);
+  std::string check_answer = answer(checked);
   if (full_answer != check_answer) {
     tally.mismatches.push_back(name + ": Parse says " + full_answer + " but Check says " +
                                check_answer + "\n    script: " + Shorten(script));

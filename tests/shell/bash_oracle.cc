@@ -19,7 +19,7 @@ BashVerdict RunBash(const std::vector<std::string>& args) {
   options.env = {"PATH=/usr/bin:/bin", "LC_ALL=C.UTF-8"};
   // bash's own parser can loop forever on some broken input: give it 10 seconds.
   options.timeout_seconds = 10;
-  RunOutput run = Run(argv, options);
+  RunOutput run = RunProgram(argv, options);
   bool timed_out = run.timed_out;
   std::string out = run.err + run.out;
   BashVerdict v;
@@ -66,7 +66,11 @@ BashVerdict ConfirmReachesEnd(const std::string& script, BashVerdict first) {
   for (const std::string& d : first.wanted_delimiters)
     closing += "\n" + d;
   BashVerdict v = RunBash({"-n", "-c", "--", script + closing + "\n)"});
-  if (v.broken || v.message.find("unexpected token `)'") != std::string::npos) return first;
+  // Only bash's complaint about that very `)' shows it got there; "syntax error in conditional
+  // expression: unexpected token `)'" comes from a [[ ]] that swallowed it.
+  if (v.broken || v.message.find("syntax error near unexpected token `)'") != std::string::npos) {
+    return first;
+  }
   if (v.message.empty()) {
     v.accepted = false;
     v.message = "bash stops here without a message";

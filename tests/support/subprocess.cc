@@ -9,6 +9,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <stdexcept>
 
 namespace safesh::testing {
@@ -39,8 +40,8 @@ struct Pipe {
 
 }  // namespace
 
-RunOutput Run(const std::vector<std::string>& args, const RunOptions& options) {
-  if (args.empty()) throw std::runtime_error("Run: no program");
+RunOutput RunProgram(const std::vector<std::string>& args, const RunOptions& options) {
+  if (args.empty()) throw std::runtime_error("RunProgram: no program");
   Pipe in, out, err;
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
@@ -55,15 +56,27 @@ RunOutput Run(const std::vector<std::string>& args, const RunOptions& options) {
   for (std::string& e : env_copy)
     envp.push_back(e.data());
   envp.push_back(nullptr);
+  if (!options.cwd.empty()) posix_spawn_file_actions_addchdir_np(&fa, options.cwd.c_str());
+  // This process ignores SIGPIPE (below); the child starts with every signal at its default and
+  // none blocked, as it would from a shell.
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  sigset_t all, none;
+  sigfillset(&all);
+  sigemptyset(&none);
+  posix_spawnattr_setsigdefault(&attr, &all);
+  posix_spawnattr_setsigmask(&attr, &none);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+  // The child may stop reading early: writing to its closed stdin must be an error, not a signal.
+  signal(SIGPIPE, SIG_IGN);
   pid_t pid;
-  int rc = posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), envp.data());
+  int rc = posix_spawn(&pid, argv[0], &fa, &attr, argv.data(), envp.data());
   posix_spawn_file_actions_destroy(&fa);
-  if (rc != 0) throw std::runtime_error("cannot run " + args[0]);
+  posix_spawnattr_destroy(&attr);
+  if (rc != 0) throw std::runtime_error("cannot run " + args[0] + ": " + std::strerror(rc));
   in.CloseRead();
   out.CloseWrite();
   err.CloseWrite();
-  // The child may stop reading early: a write to a closed pipe must be an error, not a signal.
-  signal(SIGPIPE, SIG_IGN);
   fcntl(in.write, F_SETFL, O_NONBLOCK);
 
   RunOutput result;
@@ -80,7 +93,10 @@ RunOutput Run(const std::vector<std::string>& args, const RunOptions& options) {
     }
     pollfd pfds[3] = {{out.read, POLLIN, 0}, {err.read, POLLIN, 0}, {in.write, POLLOUT, 0}};
     int pr = poll(pfds, 3, static_cast<int>(left.count()));
-    if (pr < 0 && errno != EINTR) break;
+    if (pr < 0 && errno != EINTR) {
+      kill(pid, SIGKILL);  // cannot watch it any more: do not leave it blocked on a full pipe
+      break;
+    }
     if (pr <= 0) continue;
     if (pfds[2].revents != 0) {
       ssize_t n =
@@ -103,8 +119,12 @@ RunOutput Run(const std::vector<std::string>& args, const RunOptions& options) {
     }
   }
   in.CloseWrite();
+  out.CloseRead();
+  err.CloseRead();
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR)
+      throw std::runtime_error("waitpid failed: " + std::string(std::strerror(errno)));
   }
   if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) result.signal = WTERMSIG(status);

@@ -11,6 +11,7 @@ struct RunOptions {
   std::string stdin_text;        // written to the program's standard input, then closed
   std::vector<std::string> env;  // the whole environment ("NAME=value")
   int timeout_seconds = 10;      // then SIGKILL
+  std::string cwd;               // where it runs (empty: where the caller is)
 };
 
 struct RunOutput {
@@ -22,7 +23,7 @@ struct RunOutput {
 };
 
 // Runs argv[0] (a path) with `argv`. Throws std::runtime_error when it cannot be started.
-RunOutput Run(const std::vector<std::string>& argv, const RunOptions& options = {});
+RunOutput RunProgram(const std::vector<std::string>& argv, const RunOptions& options = {});
 
 }  // namespace safesh::testing
 
