@@ -24,13 +24,20 @@ big="$work/all-scripts.sh"
 
 # Each script alone must pass all three, and the joined file is checked once more at the end.
 count=0
+commands=0
 # One awk per batch of files keeps the scan quick: it prints the names whose first line names
 # a shell, and skips the rest of each file.
 while IFS= read -r f; do
   grep -q -P '\x00' "$f" 2>/dev/null && continue
-  bash -n "$f" 2>/dev/null || continue
+  # No message at all from bash: a script that leaves a here-document open (bash only warns)
+  # would swallow every script joined after it.
+  [[ -z "$(bash -n "$f" 2>&1)" ]] || continue
+  # Nor one that ends in a backslash, which would join its last line with the next script's.
+  [[ "$(tail -c 2 "$f" | tr -d '\n')" != *\\ ]] || continue
   shfmt -ln bash "$f" >/dev/null 2>&1 || continue
   "$safesh" parse --check -f "$f" 2>/dev/null || continue
+  # Top-level lines of the text tree: one per command of the script's own lists.
+  commands=$((commands + $("$safesh" parse -f "$f" | grep -c '^[0-9]')))
   cat "$f" >>"$big"
   # A script need not end with a newline; the next one must start on a line of its own.
   printf '\n' >>"$big"
@@ -39,9 +46,16 @@ done < <(find /usr/bin /usr/sbin /etc /usr/share /usr/lib -xdev -type f -size -1
            -exec awk 'FNR == 1 { if ($0 ~ /^#!.*[\/ ](sh|bash|dash)([ \t\r]|$)/) print FILENAME;
                                  nextfile }' {} + 2>/dev/null | sort)
 
+# The joined file must parse as the scripts did one by one: accepted by all three, and with as
+# many top-level commands as they had together.
 bash -n "$big"
 shfmt -ln bash "$big" >/dev/null
 "$safesh" parse --check -f "$big"
+joined=$("$safesh" parse -f "$big" | grep -c '^[0-9]')
+if [[ $joined -ne $commands ]]; then
+  echo "parse_compare: the joined file has $joined top-level commands, the scripts $commands" >&2
+  exit 1
+fi
 bytes=$(stat -c %s "$big")
 echo "input: $count scripts that bash, shfmt and safesh all accept, $bytes bytes in one file"
 echo "versions: $(bash --version | head -n 1); shfmt $(shfmt --version); $("$safesh" --version)"
