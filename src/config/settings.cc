@@ -1,0 +1,173 @@
+#include "config/settings.h"
+
+#include <array>
+
+#include <toml++/toml.h>
+
+#include "util/file.h"
+
+namespace safesh::config {
+namespace {
+
+struct Key {
+  std::string_view name;
+  enum Type { kStrings, kBool, kInt, kString } type;
+};
+
+// Every key safesh knows, by section. Those not used yet by this build are still checked.
+struct Section {
+  std::string_view name;
+  std::vector<Key> keys;
+};
+
+const std::vector<Section>& KnownSections() {
+  static const std::vector<Section> sections = {
+      {"commands",
+       {{"deny", Key::kStrings},
+        {"ask", Key::kStrings},
+        {"allow", Key::kStrings},
+        {"auto_approve", Key::kStrings},
+        {"strict", Key::kBool}}},
+      {"sandbox",
+       {{"shell", Key::kString},
+        {"allow_network", Key::kBool},
+        {"writable_paths", Key::kStrings},
+        {"read_only_paths", Key::kStrings},
+        {"blocked_paths", Key::kStrings},
+        {"scrub_env", Key::kStrings},
+        {"env_allow", Key::kStrings},
+        {"allow_git_config", Key::kBool}}},
+      {"tools", {{"shell_timeout_seconds", Key::kInt}, {"output_limit_bytes", Key::kInt}}},
+      {"approvals", {{"headless", Key::kString}}},
+      {"background",
+       {{"max_running", Key::kInt},
+        {"max_lifetime_seconds", Key::kInt},
+        {"output_limit_bytes", Key::kInt},
+        {"retain_finished", Key::kInt}}},
+  };
+  return sections;
+}
+
+std::string At(const std::string& name, const toml::source_region& where) {
+  return name + ":" + std::to_string(where.begin.line) + ":" + std::to_string(where.begin.column);
+}
+
+const char* TypeName(Key::Type t) {
+  switch (t) {
+    case Key::kStrings:
+      return "a list of strings";
+    case Key::kBool:
+      return "true or false";
+    case Key::kInt:
+      return "a whole number";
+    case Key::kString:
+      return "a string";
+  }
+  return "?";
+}
+
+bool Check(const toml::node& value, Key::Type type) {
+  switch (type) {
+    case Key::kStrings: {
+      const toml::array* a = value.as_array();
+      if (a == nullptr) return false;
+      for (const toml::node& n : *a) {
+        if (!n.is_string()) return false;
+      }
+      return true;
+    }
+    case Key::kBool:
+      return value.is_boolean();
+    case Key::kInt:
+      return value.is_integer();
+    case Key::kString:
+      return value.is_string();
+  }
+  return false;
+}
+
+std::vector<std::string> Strings(const toml::node& value) {
+  std::vector<std::string> out;
+  for (const toml::node& n : *value.as_array())
+    out.push_back(std::string(*n.value<std::string_view>()));
+  return out;
+}
+
+}  // namespace
+
+std::optional<Settings> ParseSettings(std::string_view text, const std::string& name,
+                                      std::string* error) {
+  // Debian's toml++ reports syntax errors by throwing; they stop here.
+  toml::table root;
+  try {
+    root = toml::parse(text, name);
+  } catch (const toml::parse_error& e) {
+    *error = At(name, e.source()) + ": " + std::string(e.description());
+    return std::nullopt;
+  }
+  Settings s;
+  for (const auto& [section_key, section_node] : root) {
+    std::string section(section_key.str());
+    const Section* known = nullptr;
+    for (const Section& k : KnownSections()) {
+      if (k.name == section) known = &k;
+    }
+    std::string where = At(name, section_key.source());
+    if (known == nullptr) {
+      std::string list;
+      for (const Section& k : KnownSections())
+        list += (list.empty() ? "" : ", ") + std::string("[") + std::string(k.name) + "]";
+      *error = where + ": unknown section or key `" + section + "' (the sections are " + list + ")";
+      return std::nullopt;
+    }
+    const toml::table* table = section_node.as_table();
+    if (table == nullptr) {
+      *error = where + ": `" + section + "' must be a section, written [" + section + "]";
+      return std::nullopt;
+    }
+    for (const auto& [key, value] : *table) {
+      std::string k(key.str());
+      const Key* spec = nullptr;
+      for (const Key& c : known->keys) {
+        if (c.name == k) spec = &c;
+      }
+      std::string kwhere = At(name, key.source());
+      if (spec == nullptr) {
+        std::string list;
+        for (const Key& c : known->keys)
+          list += (list.empty() ? "" : ", ") + std::string(c.name);
+        *error =
+            kwhere + ": unknown key `" + k + "' in [" + section + "] (known keys: " + list + ")";
+        return std::nullopt;
+      }
+      if (!Check(value, spec->type)) {
+        *error = kwhere + ": [" + section + "] " + k + " must be " + TypeName(spec->type);
+        return std::nullopt;
+      }
+      if (section != "commands") continue;
+      if (k == "deny") s.commands.deny = Strings(value);
+      if (k == "ask") s.commands.ask = Strings(value);
+      if (k == "allow") {
+        s.commands.allow = Strings(value);
+        s.commands.allow_list = true;
+      }
+      if (k == "auto_approve") s.commands.auto_approve = Strings(value);
+      if (k == "strict") s.commands.strict = *value.value<bool>();
+    }
+  }
+  // The patterns must compile, so that a bad one is reported where the file is read.
+  std::string why;
+  if (!policy::Policy::Compile(s.commands, &why)) {
+    *error = name + ": " + why;
+    return std::nullopt;
+  }
+  return s;
+}
+
+std::optional<Settings> LoadSettings(const std::string& path, std::string* error) {
+  std::string text;
+  if (!util::ReadWholeFile(path, &text, error)) return std::nullopt;
+  return ParseSettings(text, path, error);
+}
+
+}  // namespace safesh::config

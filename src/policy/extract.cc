@@ -1,0 +1,519 @@
+// The syntax-tree half of the walk: everything in a script that executes or evaluates.
+#include <algorithm>
+
+#include "policy/extractor.h"
+
+namespace safesh::policy {
+
+using internal::Extractor;
+using internal::Frame;
+
+const char* RoleName(Role role) {
+  switch (role) {
+    case Role::kCommand:
+      return "command";
+    case Role::kWrapper:
+      return "wrapper";
+    case Role::kShell:
+      return "shell";
+    case Role::kLookup:
+      return "lookup";
+  }
+  return "command";
+}
+
+bool CommandUse::IsStatic() const {
+  for (const Arg& a : argv) {
+    if (!a.is_static) return false;
+  }
+  return true;
+}
+
+namespace internal {
+namespace {
+
+bool IsNetworkPath(std::string_view s) {
+  return s.rfind("/dev/tcp/", 0) == 0 || s.rfind("/dev/udp/", 0) == 0;
+}
+
+// Redirection targets that are not files: writing to them changes nothing on disk.
+bool IsHarmlessTarget(std::string_view s) {
+  if (s == "/dev/null" || s == "/dev/stdout" || s == "/dev/stderr" || s == "/dev/tty") return true;
+  if (s.rfind("/dev/fd/", 0) == 0 && s.size() > 8) {
+    return std::all_of(s.begin() + 8, s.end(), [](char c) { return c >= '0' && c <= '9'; });
+  }
+  return false;
+}
+
+bool IsDescriptor(std::string_view s) {
+  if (!s.empty() && s.back() == '-') s.remove_suffix(1);  // >&3- moves the descriptor
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+const char* RedirText(shell::RedirOp op) {
+  switch (op) {
+    case shell::RedirOp::kIn:
+      return "<";
+    case shell::RedirOp::kOut:
+      return ">";
+    case shell::RedirOp::kAppend:
+      return ">>";
+    case shell::RedirOp::kClobber:
+      return ">|";
+    case shell::RedirOp::kInOut:
+      return "<>";
+    case shell::RedirOp::kOutErr:
+      return "&>";
+    case shell::RedirOp::kAppendOutErr:
+      return "&>>";
+    case shell::RedirOp::kDupIn:
+      return "<&";
+    case shell::RedirOp::kDupOut:
+      return ">&";
+    case shell::RedirOp::kHeredoc:
+      return "<<";
+    case shell::RedirOp::kHeredocStrip:
+      return "<<-";
+    case shell::RedirOp::kHereString:
+      return "<<<";
+  }
+  return "?";
+}
+
+bool IsArithComparison(std::string_view op) {
+  return op == "-eq" || op == "-ne" || op == "-lt" || op == "-le" || op == "-gt" || op == "-ge";
+}
+
+}  // namespace
+
+void Extractor::Unverified(const Frame& f, std::string subject, std::string reason) {
+  for (const Finding& x : out.unverified) {
+    if (x.subject == subject && x.reason == reason) return;
+  }
+  out.unverified.push_back({std::move(subject), std::move(reason), f.here});
+}
+
+void Extractor::Runtime(const Frame& f, std::string subject, std::string reason) {
+  for (const Finding& x : out.runtime) {
+    if (x.subject == subject && x.reason == reason) return;
+  }
+  out.runtime.push_back({std::move(subject), std::move(reason), f.here});
+}
+
+void Extractor::Network(const Frame& f, std::string subject, std::string reason) {
+  out.network.push_back({std::move(subject), std::move(reason), f.here});
+}
+
+void Extractor::AddWrite(const Frame& f, std::string target, bool is_static, std::string how) {
+  out.writes.push_back({std::move(target), is_static, std::move(how), f.here});
+}
+
+void Extractor::Script(std::string_view text, const Frame& frame, const std::string& subject) {
+  if (frame.depth > options_.max_depth) {
+    Unverified(frame, subject,
+               "scripts nested more than " + std::to_string(options_.max_depth) +
+                   " levels deep are not followed");
+    return;
+  }
+  auto script = std::make_shared<shell::Script>();
+  shell::ParseResult r = shell::Parse(text);
+  if (!r.ok()) {
+    if (frame.depth == 0) {
+      out.parse_error = r.error;
+    } else {
+      Unverified(frame, subject, "its script does not parse as bash: " + r.error->ToString());
+    }
+    return;
+  }
+  *script = std::move(r.script);
+  nested_.push_back(script);
+  Frame f = frame;
+  f.script = script.get();
+  f.source = script->source;
+  List(&script->body, f);
+}
+
+void Extractor::List(const shell::List* list, const Frame& f) {
+  if (list == nullptr) return;
+  for (const shell::Statement& st : list->statements) {
+    for (const shell::Pipeline& p : st.body.pipelines) {
+      for (const shell::Command& c : p.commands)
+        Command(c, f);
+    }
+  }
+}
+
+void Extractor::Command(const shell::Command& c, const Frame& frame) {
+  Frame f = frame;
+  f.here = f.Pos(c.begin);
+  std::visit(
+      [&](const auto& n) {
+        using T = std::decay_t<decltype(n)>;
+        if constexpr (std::is_same_v<T, shell::SimpleCommand>) {
+          for (const shell::Assignment& a : n.assigns)
+            Assignment(a, f, /*persists=*/n.words.empty());
+          Words(n.words, f);
+          for (const shell::Redirect& r : n.redirs)
+            Redirect(r, f);
+          Argv argv = EvaluateWords(n.words, f.source);
+          if (!argv.empty()) Run(argv, f, f.here);
+        } else if constexpr (std::is_same_v<T, shell::Subshell> ||
+                             std::is_same_v<T, shell::Group>) {
+          List(n.body, f);
+        } else if constexpr (std::is_same_v<T, shell::IfClause>) {
+          List(n.cond, f);
+          List(n.then_body, f);
+          for (const auto& e : n.elifs) {
+            List(e.cond, f);
+            List(e.body, f);
+          }
+          List(n.else_body, f);
+        } else if constexpr (std::is_same_v<T, shell::ForClause>) {
+          Words(n.items, f);
+          List(n.body, f);
+        } else if constexpr (std::is_same_v<T, shell::ArithForClause>) {
+          Arith(&n.init, f);
+          Arith(&n.cond, f);
+          Arith(&n.step, f);
+          List(n.body, f);
+        } else if constexpr (std::is_same_v<T, shell::WhileClause>) {
+          List(n.cond, f);
+          List(n.body, f);
+        } else if constexpr (std::is_same_v<T, shell::CaseClause>) {
+          Word(n.subject, f);
+          for (const shell::CaseItem& it : n.items) {
+            Words(it.patterns, f);
+            List(it.body, f);
+          }
+        } else if constexpr (std::is_same_v<T, shell::ArithCommand>) {
+          Arith(&n.arith, f);
+        } else if constexpr (std::is_same_v<T, shell::CondCommand>) {
+          Cond(n.expr, f);
+        } else if constexpr (std::is_same_v<T, shell::FunctionDef>) {
+          // The body runs whenever the function is called: it is judged like any other code.
+          if (n.body) Command(*n.body, f);
+        } else if constexpr (std::is_same_v<T, shell::Coproc>) {
+          if (n.body) Command(*n.body, f);
+        }
+      },
+      c.node);
+  for (const shell::Redirect& r : c.redirs)
+    Redirect(r, f);
+}
+
+void Extractor::Words(const shell::ArenaVec<shell::Word>& words, const Frame& f) {
+  for (const shell::Word& w : words)
+    Word(w, f);
+}
+
+void Extractor::Word(const shell::Word& w, const Frame& f) {
+  Parts(w.parts, f);
+}
+
+void Extractor::Parts(const shell::ArenaVec<shell::Part>& parts, const Frame& f) {
+  using shell::PartKind;
+  for (const shell::Part& p : parts) {
+    switch (p.kind) {
+      case PartKind::kDoubleQuoted:
+      case PartKind::kLocale:
+      case PartKind::kSubscript:
+      case PartKind::kRegexGroup:
+      case PartKind::kExtGlob:
+        Parts(p.parts, f);
+        break;
+      case PartKind::kCmdSubst:
+      case PartKind::kProcSubst:
+        List(p.body, f);
+        break;
+      case PartKind::kArith:
+        Arith(p.arith, f);
+        break;
+      case PartKind::kBrace:
+      case PartKind::kArrayLit:
+        Words(p.words, f);
+        break;
+      case PartKind::kParam: {
+        const shell::ParamExp& pe = *p.param;
+        std::string text(f.source.substr(pe.begin, pe.end - pe.begin));
+        if (pe.index) {
+          Word(*pe.index, f);
+          WordValue iv = EvaluateWord(*pe.index, f.source);
+          // The subscript is evaluated as arithmetic: a quoted $(...) in it still runs.
+          if (iv.is_static && iv.values.size() == 1) ArithText(iv.values[0], f, text);
+        }
+        if (pe.operand) Word(*pe.operand, f);
+        if (pe.replacement) Word(*pe.replacement, f);
+        Arith(pe.arith, f);
+        Arith(pe.arith2, f);
+        if (pe.op == shell::ParamOp::kTransform && pe.op_text == "P") {
+          Unverified(f, text,
+                     "${...@P} expands the value as a prompt string, which can run commands");
+        }
+        if (pe.indirect && pe.op != shell::ParamOp::kNamesPrefix &&
+            pe.op != shell::ParamOp::kKeys) {
+          Runtime(f, text,
+                  "${!name} uses a value as a variable name; a subscript in it can run commands");
+        }
+        break;
+      }
+      default:
+        break;
+    }
+  }
+}
+
+void Extractor::Arith(const shell::Arith* a, const Frame& f) {
+  if (a != nullptr && a->expr != nullptr) ArithExpr(a->expr, f);
+}
+
+void Extractor::ArithExpr(const shell::ArithExpr* e, const Frame& f) {
+  if (e == nullptr) return;
+  switch (e->kind) {
+    case shell::ArithKind::kVariable:
+      // bash evaluates a variable's value as an expression in its turn, and a subscript in that
+      // value can run commands: the result depends on what the variable holds when it runs.
+      Runtime(f, std::string(e->text),
+              "arithmetic evaluates the value of " + std::string(e->text) +
+                  " as an expression when it runs");
+      ArithExpr(e->index, f);
+      break;
+    case shell::ArithKind::kWord:
+      if (e->word) {
+        Word(*e->word, f);
+        Runtime(f, std::string(f.source.substr(e->word->begin, e->word->end - e->word->begin)),
+                "arithmetic evaluates an expanded value as an expression when it runs");
+      }
+      break;
+    default:
+      ArithExpr(e->a, f);
+      ArithExpr(e->b, f);
+      ArithExpr(e->c, f);
+      ArithExpr(e->index, f);
+      break;
+  }
+}
+
+void Extractor::ArithText(const std::string& text, const Frame& f, const std::string& subject) {
+  bool expands = text.find_first_of("$`") != std::string::npos;
+  bool names = std::any_of(text.begin(), text.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+  });
+  if (!expands && !names) return;  // numbers and operators only: nothing can run
+  if (f.depth > options_.max_depth) {
+    Unverified(f, subject, "arithmetic nested too deep to follow");
+    return;
+  }
+  shell::ArithParseResult r = shell::ParseArithmetic(text);
+  if (!r.ok()) {
+    if (expands) {
+      Unverified(f, subject,
+                 "bash evaluates `" + text + "' as arithmetic, which safesh cannot read (" +
+                     r.error->message + ")");
+    } else {
+      Runtime(f, subject, "bash evaluates `" + text + "' as arithmetic when it runs");
+    }
+    return;
+  }
+  arith_arenas_.push_back(r.arena);
+  texts_.push_back(std::make_unique<std::string>(text));
+  // The expression's offsets point into `text`: findings are reported at the command.
+  Frame g = f;
+  g.anchored = true;
+  g.anchor = f.anchored ? f.anchor : f.here;
+  g.here = g.anchor;
+  g.script = nullptr;
+  g.source = *texts_.back();
+  g.depth = f.depth + 1;
+  Arith(&r.arith, g);
+}
+
+void Extractor::Redirect(const shell::Redirect& r, const Frame& f) {
+  using shell::RedirOp;
+  bool heredoc = r.op == RedirOp::kHeredoc || r.op == RedirOp::kHeredocStrip;
+  if (heredoc) {
+    // An unquoted here-document body is expanded: its substitutions run.
+    if (r.heredoc != nullptr && !r.heredoc->quoted) Word(r.heredoc->body, f);
+    return;
+  }
+  if (!r.fd_var.empty())
+    NameOperand(f, Arg{std::string(r.fd_var), true, {}}, "{" + std::string(r.fd_var) + "}");
+  if (r.close) return;
+  Word(r.target, f);
+  WordValue t = EvaluateWord(r.target, f.source);
+  std::string target = t.is_static && t.values.size() == 1 ? t.values[0] : t.source;
+  std::string how = std::string("redirection ") + RedirText(r.op);
+  std::string shown = std::string(f.source.substr(r.begin, r.end - r.begin));
+  bool net = IsNetworkPath(t.is_static ? target : t.source);
+  switch (r.op) {
+    case RedirOp::kIn:
+    case RedirOp::kHereString:
+      if (r.op == RedirOp::kIn && net) {
+        Network(f, shown, "opens a network connection (" + target + ")");
+      } else if (r.op == RedirOp::kIn && !t.is_static) {
+        Runtime(f, shown, "reads a file whose name is computed when it runs (" + t.why + ")");
+      }
+      return;
+    case RedirOp::kDupIn:
+    case RedirOp::kDupOut:
+      if (t.is_static && t.values.size() == 1 && (IsDescriptor(target) || target == "-")) return;
+      if (r.op == RedirOp::kDupIn) {
+        if (!t.is_static) Runtime(f, shown, "duplicates a descriptor computed when it runs");
+        return;
+      }
+      break;  // >&word with a file name: like &>word
+    default:
+      break;
+  }
+  if (net) {
+    Network(f, shown, "opens a network connection (" + target + ")");
+    return;
+  }
+  if (t.is_static && t.values.size() == 1 && IsHarmlessTarget(target)) return;
+  AddWrite(f, target, t.is_static && t.values.size() == 1, how);
+}
+
+void Extractor::Assignment(const shell::Assignment& a, const Frame& f, bool persists) {
+  (void)persists;
+  std::string text(f.source.substr(a.begin, a.end - a.begin));
+  Word(a.value, f);
+  if (a.index != nullptr) {
+    Word(*a.index, f);
+    WordValue iv = EvaluateWord(*a.index, f.source);
+    if (iv.is_static && iv.values.size() == 1) {
+      ArithText(iv.values[0], f, text);
+    } else if (!iv.is_static) {
+      Runtime(f, text, "the subscript is computed and then evaluated as arithmetic when it runs");
+    }
+  }
+  WordValue v = EvaluateWord(a.value, f.source);
+  std::string value = v.is_static && v.values.size() == 1 ? v.values[0] : std::string();
+  Variable(f, a.name, v.is_static && v.values.size() == 1 ? &value : nullptr, text);
+}
+
+void Extractor::Variable(const Frame& f, std::string_view name, const std::string* value,
+                         const std::string& subject) {
+  if (IsDangerousVariable(name)) {
+    Unverified(f, subject,
+               "setting " + std::string(name) +
+                   " changes which programs or code run, in ways the policy cannot follow");
+  }
+  assigns.push_back({std::string(name), value ? *value : std::string(), value != nullptr, f});
+}
+
+void Extractor::NameOperand(const Frame& f, const Arg& arg, const std::string& subject) {
+  if (!arg.is_static) {
+    std::string why = "the variable name `" + arg.text +
+                      "' is computed when it runs; a subscript in it is evaluated as arithmetic, "
+                      "which can run commands";
+    if (arg.text.find('[') != std::string::npos) {
+      Unverified(f, subject, why);
+    } else {
+      Runtime(f, subject, why);
+    }
+    return;
+  }
+  size_t open = arg.text.find('[');
+  if (open == std::string::npos) return;
+  std::string sub = arg.text.substr(open + 1);
+  if (!sub.empty() && sub.back() == ']') sub.pop_back();
+  if (!sub.empty() &&
+      std::all_of(sub.begin(), sub.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    return;
+  }
+  Unverified(f, subject,
+             "the subscript of `" + arg.text +
+                 "' is evaluated as arithmetic when it runs, which can run commands");
+  // What it would run is still judged against the deny rules.
+  Frame g = f;
+  g.in_unverified = true;
+  ArithText(sub, g, subject);
+}
+
+void Extractor::Cond(const shell::CondExpr* c, const Frame& f) {
+  if (c == nullptr) return;
+  switch (c->kind) {
+    case shell::CondKind::kAnd:
+    case shell::CondKind::kOr:
+    case shell::CondKind::kNot:
+    case shell::CondKind::kGroup:
+      Cond(c->left, f);
+      Cond(c->right, f);
+      return;
+    case shell::CondKind::kWord:
+      Word(c->word, f);
+      return;
+    case shell::CondKind::kUnary: {
+      Word(c->word, f);
+      if (c->op == "-v") {
+        WordValue v = EvaluateWord(c->word, f.source);
+        Arg a{v.is_static && v.values.size() == 1 ? v.values[0] : v.source,
+              v.is_static && v.values.size() == 1, v.why};
+        NameOperand(f, a, "[[ -v " + v.source + " ]]");
+      }
+      return;
+    }
+    case shell::CondKind::kBinary: {
+      Word(c->word, f);
+      Word(c->word2, f);
+      if (IsArithComparison(c->op)) {
+        for (const shell::Word* w : {&c->word, &c->word2}) {
+          WordValue v = EvaluateWord(*w, f.source);
+          std::string subject = "[[ ... " + std::string(c->op) + " ... ]]";
+          if (v.is_static && v.values.size() == 1) {
+            ArithText(v.values[0], f, subject);
+          } else if (!v.is_static) {
+            Runtime(f, subject,
+                    "[[ " + std::string(c->op) + " ]] evaluates `" + v.source +
+                        "' as arithmetic when it runs");
+          }
+        }
+      }
+      return;
+    }
+  }
+}
+
+void Extractor::ShellText(const std::string& text, const Frame& f, const std::string& via,
+                          const std::string& subject, bool unverified) {
+  Frame g = f.Nested(via, unverified);
+  Script(text, g, subject);
+}
+
+void Extractor::Finish() {
+  if (integer_names.empty()) return;
+  // A variable declared integer evaluates every value assigned to it as arithmetic.
+  for (const PendingAssign& a : assigns) {
+    if (!integer_names.count(a.name)) continue;
+    if (a.is_static) {
+      ArithText(a.value, a.frame, a.name + "=" + a.value);
+    } else {
+      Runtime(a.frame, a.name,
+              a.name +
+                  " is an integer variable: the value assigned to it is evaluated as "
+                  "arithmetic when it runs");
+    }
+  }
+}
+
+}  // namespace internal
+
+Extraction ExtractScript(std::string_view script, const ExtractOptions& options) {
+  Extractor x(options);
+  Frame f;
+  x.Script(script, f, std::string(script));
+  x.Finish();
+  return std::move(x.out);
+}
+
+Extraction ExtractArgv(const std::vector<std::string>& argv, const ExtractOptions& options) {
+  Extractor x(options);
+  Frame f;
+  f.anchored = true;
+  f.anchor = shell::Position{0, 0};
+  f.here = f.anchor;
+  x.Run(StaticArgv(argv), f, f.here);
+  x.Finish();
+  return std::move(x.out);
+}
+
+}  // namespace safesh::policy
