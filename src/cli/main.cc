@@ -12,6 +12,8 @@ int main(int argc, char** argv) {
 
   safesh::cli::ParseArgs parse_args;
   safesh::cli::AddParseCommand(app, parse_args);
+  safesh::cli::CheckArgs check_args;
+  safesh::cli::AddCheckCommand(app, check_args);
 
   try {
     app.parse(argc, argv);
@@ -27,5 +29,6 @@ int main(int argc, char** argv) {
   }
 
   if (app.got_subcommand("parse")) return safesh::cli::RunParse(parse_args);
+  if (app.got_subcommand("check")) return safesh::cli::RunCheck(check_args);
   return safesh::cli::kExitUsage;
 }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -21,5 +22,16 @@ struct ParseArgs {
 
 void AddParseCommand(CLI::App& app, ParseArgs& args);
 int RunParse(const ParseArgs& args);
+
+struct CheckArgs {
+  std::string config;
+  bool json = false;
+  bool jsonl = false;
+  bool argv_mode = false;
+  std::vector<std::string> words;
+};
+
+void AddCheckCommand(CLI::App& app, CheckArgs& args);
+int RunCheck(const CheckArgs& args);
 
 }  // namespace safesh::cli

@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -121,6 +122,111 @@ TEST(Cli, ParseReadsFilesAndStandardInput) {
     EXPECT_EQ(r.exit_code, 64) << path;
     EXPECT_NE(r.err.find(std::string("cannot read ") + path + ": "), std::string::npos) << r.err;
   }
+}
+
+// A settings file in a temporary folder, removed at the end of the test.
+class TempFile {
+ public:
+  explicit TempFile(const std::string& text) {
+    char path[] = "/tmp/safesh-cli-settings-XXXXXX";
+    int fd = mkstemp(path);
+    if (fd >= 0) {
+      ssize_t n = write(fd, text.data(), text.size());
+      (void)n;
+      close(fd);
+    }
+    path_ = path;
+  }
+  ~TempFile() { unlink(path_.c_str()); }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+const char kRules[] = R"([commands]
+deny = ["rm"]
+auto_approve = ["ls *", "git status"]
+)";
+
+TEST(Cli, CheckExitCodesFollowTheVerdict) {
+  TempFile rules(kRules);
+  RunOutput allow = Safesh({"check", "--config", rules.path(), "--", "ls -la"});
+  EXPECT_EQ(allow.exit_code, 0) << allow.err;
+  EXPECT_EQ(allow.out.rfind("allow: ", 0), 0u) << allow.out;
+  RunOutput ask = Safesh({"check", "--config", rules.path(), "--", "ls > out.txt"});
+  EXPECT_EQ(ask.exit_code, 1) << ask.err;
+  EXPECT_NE(ask.out.find("out.txt"), std::string::npos) << ask.out;
+  RunOutput deny = Safesh({"check", "--config", rules.path(), "--", "timeout 5 rm -rf x"});
+  EXPECT_EQ(deny.exit_code, 2) << deny.err;
+  EXPECT_NE(deny.out.find("matches the deny rule `rm'"), std::string::npos) << deny.out;
+  // No settings: every command needs approval, a disk sweep is denied.
+  EXPECT_EQ(Safesh({"check", "--", "ls"}).exit_code, 1);
+  EXPECT_EQ(Safesh({"check", "--", "find / -name uv"}).exit_code, 2);
+}
+
+TEST(Cli, CheckJson) {
+  TempFile rules(kRules);
+  RunOutput r = Safesh({"check", "--json", "--config", rules.path(), "--", "ls && rm x"});
+  EXPECT_EQ(r.exit_code, 2);
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j.at("verdict"), "deny");
+  EXPECT_EQ(j.at("commands").size(), 2u);
+  for (const char* key : {"reason", "writes", "unverified", "parse_error"}) {
+    EXPECT_TRUE(j.contains(key)) << key;
+  }
+}
+
+TEST(Cli, CheckJsonlKeepsOrderAndReportsBadLines) {
+  TempFile rules(kRules);
+  RunOutput r = Safesh({"check", "--jsonl", "--config", rules.path()},
+                       "\"ls\"\nnot json\n[\"rm\", \"-rf\", \"/\"]\n42\n\"git status\"\n");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  std::vector<nlohmann::json> lines;
+  std::istringstream in(r.out);
+  std::string line;
+  while (std::getline(in, line))
+    lines.push_back(nlohmann::json::parse(line));
+  ASSERT_EQ(lines.size(), 5u) << r.out;
+  EXPECT_EQ(lines[0].at("verdict"), "allow");
+  EXPECT_NE(lines[1].at("error").get<std::string>().find("not valid JSON"), std::string::npos);
+  EXPECT_EQ(lines[2].at("verdict"), "deny");  // an argv
+  EXPECT_TRUE(lines[3].contains("error"));
+  EXPECT_EQ(lines[4].at("verdict"), "allow");
+}
+
+TEST(Cli, CheckArgv) {
+  TempFile rules(kRules);
+  RunOutput r = Safesh({"check", "--argv", "--config", rules.path(), "--", "ls", "$(rm x)", ";"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(Safesh({"check", "--argv", "--config", rules.path(), "--", "rm", "x"}).exit_code, 2);
+}
+
+TEST(Cli, CheckRefusesBadInput) {
+  // Usage errors: 64, and a message saying what to do.
+  for (const std::vector<std::string>& args :
+       std::vector<std::vector<std::string>>{{"check"},
+                                             {"check", "--", ""},
+                                             {"check", "--", "ls", "-la"},
+                                             {"check", "--jsonl", "--", "ls"},
+                                             {"check", "--bogus", "--", "ls"}}) {
+    RunOutput r = Safesh(args);
+    EXPECT_EQ(r.exit_code, 64) << args.back() << r.err;
+    EXPECT_FALSE(r.err.empty());
+    EXPECT_TRUE(r.out.empty()) << r.out;
+  }
+  // Bad settings: 78, naming the file, the line and the key.
+  TempFile typo("[commands]\ndenny = [\"rm\"]\n");
+  RunOutput bad = Safesh({"check", "--config", typo.path(), "--", "ls"});
+  EXPECT_EQ(bad.exit_code, 78);
+  EXPECT_NE(bad.err.find(typo.path() + ":2:1: unknown key `denny'"), std::string::npos) << bad.err;
+  TempFile regex("[commands]\ndeny = [\"re:(\"]\n");
+  RunOutput re = Safesh({"check", "--config", regex.path(), "--", "ls"});
+  EXPECT_EQ(re.exit_code, 78);
+  EXPECT_NE(re.err.find("re:("), std::string::npos) << re.err;
+  RunOutput missing = Safesh({"check", "--config", "/nonexistent.toml", "--", "ls"});
+  EXPECT_EQ(missing.exit_code, 78);
+  EXPECT_NE(missing.err.find("/nonexistent.toml: No such file"), std::string::npos) << missing.err;
 }
 
 }  // namespace
