@@ -25,20 +25,24 @@ build-fuzz:
 	cmake --preset fuzz >/dev/null
 	cmake --build --preset fuzz -j $(JOBS)
 
-# A 10-minute libFuzzer run of the parser (FUZZ_SECONDS to change it).
+# A 10-minute libFuzzer run of each fuzzer: the parser, then the policy (FUZZ_SECONDS to change).
 fuzz: build-fuzz
-	fuzz/run build-fuzz $(FUZZ_SECONDS)
+	fuzz/run build-fuzz $(FUZZ_SECONDS) parse
+	fuzz/run build-fuzz $(FUZZ_SECONDS) policy
 
-# The same fuzzer for one minute, as part of `make test`.
+# The same fuzzers for one minute each, as part of `make test`.
 fuzz-smoke: build-fuzz
-	fuzz/run build-fuzz 60
+	fuzz/run build-fuzz 60 parse
+	fuzz/run build-fuzz 60 policy
 
 bench: build
 	build/bench/parse_bench --benchmark_min_time=0.5
+	build/bench/policy_bench --benchmark_min_time=0.5
 	bench/parse_compare.sh
+	bench/check_jsonl.sh
 
 demo: build
-	scripts/show-parse
+	scripts/examples
 
 format:
 	clang-format -i $$(git ls-files '*.cc' '*.h')
