@@ -93,6 +93,61 @@ std::vector<std::string> Strings(const toml::node& value) {
   return out;
 }
 
+// The longest timeout a command may be given, as in the per-call limit (30 minutes).
+constexpr int64_t kMaxTimeoutSeconds = 30 * 60;
+// Bounds of the output view: big enough for a useful head and tail, small enough for a context.
+constexpr int64_t kMinOutputLimit = 1024;
+constexpr int64_t kMaxOutputLimit = 64 * 1024 * 1024;
+
+bool ReadRunKey(const std::string& section, const std::string& k, const toml::node& value,
+                const std::string& where, Settings* s, std::string* error) {
+  auto fail = [&](const std::string& what) {
+    *error = where + ": [" + section + "] " + k + " " + what;
+    return false;
+  };
+  if (section == "sandbox") {
+    if (k == "shell") {
+      std::string v(*value.value<std::string_view>());
+      if (v != "auto" && v != "required" && v != "off")
+        return fail("must be \"auto\", \"required\" or \"off\" (it is \"" + v + "\")");
+      s->sandbox.shell = v;
+    }
+    if (k == "allow_network") s->sandbox.allow_network = *value.value<bool>();
+    if (k == "writable_paths") s->sandbox.writable_paths = Strings(value);
+    if (k == "read_only_paths") s->sandbox.read_only_paths = Strings(value);
+    if (k == "blocked_paths") s->sandbox.blocked_paths = Strings(value);
+    if (k == "scrub_env") s->sandbox.scrub_env = Strings(value);
+    if (k == "env_allow") s->sandbox.env_allow = Strings(value);
+    if (k == "allow_git_config") s->sandbox.allow_git_config = *value.value<bool>();
+    for (const std::string& p : s->sandbox.writable_paths) {
+      if (p.empty()) return fail("has an empty path");
+    }
+    return true;
+  }
+  if (section == "tools") {
+    int64_t v = *value.value<int64_t>();
+    if (k == "shell_timeout_seconds") {
+      if (v < 1 || v > kMaxTimeoutSeconds)
+        return fail("must be from 1 to " + std::to_string(kMaxTimeoutSeconds) + " (30 minutes)");
+      s->tools.shell_timeout_seconds = v;
+    }
+    if (k == "output_limit_bytes") {
+      if (v < kMinOutputLimit || v > kMaxOutputLimit)
+        return fail("must be from " + std::to_string(kMinOutputLimit) + " to " +
+                    std::to_string(kMaxOutputLimit) + " bytes");
+      s->tools.output_limit_bytes = v;
+    }
+    return true;
+  }
+  if (section == "approvals" && k == "headless") {
+    std::string v(*value.value<std::string_view>());
+    if (v != "deny" && v != "allow")
+      return fail("must be \"deny\" or \"allow\" (it is \"" + v + "\")");
+    s->approvals.headless = v;
+  }
+  return true;
+}
+
 }  // namespace
 
 std::optional<Settings> ParseSettings(std::string_view text, const std::string& name,
@@ -143,6 +198,10 @@ std::optional<Settings> ParseSettings(std::string_view text, const std::string& 
       if (!Check(value, spec->type)) {
         *error = kwhere + ": [" + section + "] " + k + " must be " + TypeName(spec->type);
         return std::nullopt;
+      }
+      if (section == "sandbox" || section == "tools" || section == "approvals") {
+        if (!ReadRunKey(section, k, value, kwhere, &s, error)) return std::nullopt;
+        continue;
       }
       if (section != "commands") continue;
       if (k == "deny") s.commands.deny = Strings(value);

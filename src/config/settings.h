@@ -5,17 +5,50 @@
 // a misspelt rule must not silently stop protecting anyone.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "policy/verdict.h"
 
 namespace safesh::config {
 
+// How commands run: [sandbox]. Read by the runner and (later) the sandbox launcher.
+struct SandboxSettings {
+  // "auto" (use the sandbox when it can be built, say so when it cannot), "required" (refuse to
+  // run without it) or "off". SAFESH_SANDBOX_SHELL overrides it.
+  std::string shell = "auto";
+  bool allow_network = false;
+  std::vector<std::string> writable_paths;
+  std::vector<std::string> read_only_paths;
+  std::vector<std::string> blocked_paths;
+  // Globs (case-insensitive) of variables removed from every child's environment. Unset: the
+  // defaults in exec/env.h. Written: replaces the defaults.
+  std::optional<std::vector<std::string>> scrub_env;
+  // When set, the child gets only PATH and the variables these globs name.
+  std::optional<std::vector<std::string>> env_allow;
+  bool allow_git_config = false;
+};
+
+// [tools]
+struct ToolSettings {
+  int64_t shell_timeout_seconds = 120;
+  int64_t output_limit_bytes = 100 * 1024;
+};
+
+// [approvals]
+struct ApprovalSettings {
+  // What an ask becomes when no person can be asked: "deny" or "allow".
+  std::string headless = "deny";
+};
+
 struct Settings {
   policy::CommandRules commands;
-  // Sections and keys read by other parts of safesh, kept as written for them.
-  // (They are validated here so that a typo is caught whichever command reads the file.)
+  SandboxSettings sandbox;
+  ToolSettings tools;
+  ApprovalSettings approvals;
+  // [background] is validated here and read when background processes are started.
 };
 
 // Reads settings from TOML text. `name` (the file's path) is used in error messages.
