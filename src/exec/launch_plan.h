@@ -1,0 +1,29 @@
+// LaunchPlan: exactly what to execute for one command. Without a sandbox it is `bash -c --
+// COMMAND`; the sandbox launcher turns the same request into a plan that runs bwrap around it.
+// The guard (exec/guard.h) executes a plan; it does not know which kind it got.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace safesh::exec {
+
+struct LaunchPlan {
+  std::string program;            // absolute path of the executable
+  std::vector<std::string> argv;  // argv[0] included
+  std::vector<std::string> env;   // the whole environment, "NAME=value"
+  int cwd_fd = -1;                // the directory it starts in (an O_PATH descriptor is fine)
+  // Descriptors the program receives as 3, 4, ... in this order (e.g. a seccomp filter for
+  // bwrap). Nothing else of safesh's is inherited.
+  std::vector<int> pass_fds;
+};
+
+// The plan for running `command` with bash, unsandboxed.
+LaunchPlan BashPlan(const std::string& bash, const std::string& command,
+                    std::vector<std::string> env, int cwd_fd);
+
+// The bash safesh runs: /bin/bash or /usr/bin/bash (never looked up in PATH, which the caller's
+// environment controls). Empty when neither is an executable file.
+std::string FindBash();
+
+}  // namespace safesh::exec

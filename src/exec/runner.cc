@@ -1,0 +1,266 @@
+#include "exec/runner.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <memory>
+
+#include "exec/guard.h"
+#include "exec/reap.h"
+
+namespace safesh::exec {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Read size: large reads keep the number of system calls low when a command prints gigabytes.
+constexpr size_t kReadBytes = 1 << 20;
+
+int MillisUntil(Clock::time_point t) {
+  auto left = std::chrono::duration_cast<std::chrono::milliseconds>(t - Clock::now()).count();
+  if (left <= 0) return 0;
+  return left > 1000 * 60 * 60 ? 1000 * 60 * 60 : static_cast<int>(left);
+}
+
+bool WriteAll(int fd, const char* p, size_t n) {
+  while (n > 0) {
+    ssize_t w = write(fd, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return false;
+    p += w;
+    n -= static_cast<size_t>(w);
+  }
+  return true;
+}
+
+// Moves output from the pipe to the spool, masking secrets on the way.
+struct OutputPump {
+  int spool_fd = -1;
+  Redactor* redactor = nullptr;
+  std::unique_ptr<char[]> buf{new char[kReadBytes]};
+  std::string masked;
+  uint64_t written = 0;
+  bool spool_failed = false;
+  std::string spool_error;
+
+  void Store(const char* p, size_t n) {
+    if (spool_failed) return;  // keep draining so the command is not blocked on a full pipe
+    if (!WriteAll(spool_fd, p, n)) {
+      spool_failed = true;
+      spool_error = std::string("cannot write the output spool: ") + strerror(errno) +
+                    "; output after byte " + std::to_string(written) + " was lost";
+      return;
+    }
+    written += n;
+  }
+
+  bool can_splice = true;
+
+  // Moves what is available straight from the pipe into the spool file inside the kernel, with
+  // no copy through safesh. Returns 1 while data came, 0 at end-of-file, -1 when the pipe is
+  // empty for now, -2 when splice cannot be used (then read and write are).
+  int Splice(int fd) {
+    for (int rounds = 0; rounds < 64; ++rounds) {
+      ssize_t n = splice(fd, nullptr, spool_fd, nullptr, kReadBytes, SPLICE_F_NONBLOCK);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0 && errno == EAGAIN) return -1;
+      if (n < 0 && (errno == EINVAL || errno == ENOSYS)) return -2;
+      if (n < 0) {
+        spool_failed = true;
+        spool_error = std::string("cannot write the output spool: ") + strerror(errno) +
+                      "; output after byte " + std::to_string(written) + " was lost";
+        return -2;
+      }
+      if (n == 0) return 0;
+      written += static_cast<uint64_t>(n);
+    }
+    return 1;
+  }
+
+  // Reads what is available. Returns false at end-of-file (or a read error).
+  bool Drain(int fd) {
+    if (can_splice && !spool_failed && (redactor == nullptr || !redactor->active())) {
+      int r = Splice(fd);
+      if (r == 0) return false;
+      if (r != -2) return true;
+      can_splice = false;
+    }
+    for (int rounds = 0; rounds < 16; ++rounds) {
+      ssize_t n = read(fd, buf.get(), kReadBytes);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0 && errno == EAGAIN) return true;
+      if (n <= 0) return false;
+      if (redactor != nullptr && redactor->active()) {
+        masked.clear();
+        redactor->Feed(std::string_view(buf.get(), static_cast<size_t>(n)), &masked);
+        Store(masked.data(), masked.size());
+      } else {
+        Store(buf.get(), static_cast<size_t>(n));
+      }
+    }
+    return true;
+  }
+
+  void Finish() {
+    if (redactor != nullptr && redactor->active()) {
+      masked.clear();
+      redactor->Finish(&masked);
+      Store(masked.data(), masked.size());
+    }
+  }
+};
+
+void SetStatus(int status, ExecResult* r) {
+  if (WIFEXITED(status)) {
+    r->exited = true;
+    r->exit_code = WEXITSTATUS(status);
+  } else if (WIFSIGNALED(status)) {
+    r->signal = WTERMSIG(status);
+  }
+}
+
+// Waits for the guard to exit, killing it if it lingers (it exits right after its last report).
+void ReapGuard(GuardedCommand& g) {
+  if (g.guard_pidfd.valid()) {
+    pollfd p = {g.guard_pidfd.get(), POLLIN, 0};
+    if (poll(&p, 1, 5000) == 0) syscall(SYS_pidfd_send_signal, g.guard_pidfd.get(), SIGKILL, 0, 0);
+  }
+  int status;
+  while (waitpid(g.guard_pid, &status, __WALL) < 0 && errno == EINTR) {
+  }
+}
+
+}  // namespace
+
+ExecResult Execute(const LaunchPlan& plan, const ExecOptions& options) {
+  ExecResult result;
+  Clock::time_point start = Clock::now();
+  GuardedCommand g;
+  if (!StartGuarded(plan, &g, &result.error)) return result;
+
+  OutputPump pump;
+  pump.spool_fd = options.spool_fd;
+  pump.redactor = options.redactor;
+  Clock::time_point deadline = start + options.timeout;
+  Clock::time_point grace_end{};
+  bool output_open = true, reports_open = true, have_exit = false, kill_sent = false;
+  bool guard_lost = false;
+  Clock::time_point kill_deadline{};
+
+  auto send_kill = [&] {
+    if (!kill_sent) g.control.Reset();  // end-of-file: the guard kills the whole tree
+    kill_sent = true;
+    // The guard reports within milliseconds; one stuck for this long is treated as lost.
+    kill_deadline = Clock::now() + std::chrono::seconds(5);
+  };
+
+  while (output_open || reports_open) {
+    // Once the command is over, the pipe gets a limited time to reach end-of-file.
+    if ((have_exit || guard_lost) && grace_end == Clock::time_point{})
+      grace_end = Clock::now() + kPipeGrace;
+    int wait_ms = -1;
+    if (!kill_sent) wait_ms = MillisUntil(deadline);
+    if (kill_sent && !have_exit && !guard_lost) wait_ms = MillisUntil(kill_deadline);
+    if (grace_end != Clock::time_point{}) {
+      int g_ms = MillisUntil(grace_end);
+      wait_ms = wait_ms < 0 ? g_ms : std::min(wait_ms, g_ms);
+    }
+    pollfd fds[3];
+    int n = 0;
+    int out_i = -1, rep_i = -1, can_i = -1;
+    if (output_open) {
+      out_i = n;
+      fds[n++] = {g.output.get(), POLLIN, 0};
+    }
+    if (reports_open) {
+      rep_i = n;
+      fds[n++] = {g.reports.get(), POLLIN, 0};
+    }
+    if (options.cancel != nullptr && options.cancel->fd() >= 0 && !kill_sent) {
+      can_i = n;
+      fds[n++] = {options.cancel->fd(), POLLIN, 0};
+    }
+    int ready = poll(fds, static_cast<nfds_t>(n), wait_ms);
+    if (ready < 0 && errno != EINTR) {
+      result.error = std::string("poll failed: ") + strerror(errno);
+      send_kill();
+      break;
+    }
+    if (out_i >= 0 && fds[out_i].revents != 0) {
+      if (!pump.Drain(g.output.get())) output_open = false;
+    }
+    if (rep_i >= 0 && fds[rep_i].revents != 0) {
+      GuardReport rep;
+      ssize_t got = read(g.reports.get(), &rep, sizeof rep);
+      if (got == static_cast<ssize_t>(sizeof rep)) {
+        if (rep.kind == GuardReport::kStarted) {
+          result.started = true;
+          result.pid = rep.pid;
+        } else if (rep.kind == GuardReport::kSpawnFailed) {
+          result.error = "cannot start " + plan.program + ": " + strerror(rep.error);
+          have_exit = true;
+        } else if (rep.kind == GuardReport::kExited) {
+          have_exit = true;
+          SetStatus(rep.wait_status, &result);
+          if (rep.error != 0)
+            result.error = "some processes the command started could not be found to be killed";
+        }
+      } else if (got == 0 || (got < 0 && errno != EINTR && errno != EAGAIN)) {
+        reports_open = false;
+        if (!have_exit) guard_lost = true;
+      }
+    }
+    if (can_i >= 0 && fds[can_i].revents != 0 && !kill_sent) {
+      result.cancelled = true;
+      send_kill();
+    }
+    if (!kill_sent && !have_exit && Clock::now() >= deadline) {
+      result.timed_out = true;
+      send_kill();
+    }
+    if (kill_sent && !have_exit && !guard_lost && Clock::now() >= kill_deadline) {
+      if (g.guard_pidfd.valid()) syscall(SYS_pidfd_send_signal, g.guard_pidfd.get(), SIGKILL, 0, 0);
+      guard_lost = true;
+    }
+    if (grace_end != Clock::time_point{} && Clock::now() >= grace_end && output_open) {
+      // Something outside the tree still holds the pipe: stop waiting for it.
+      output_open = false;
+      result.output_complete = false;
+      if (result.error.empty())
+        result.error = "a process still held the output open " +
+                       std::to_string(kPipeGrace.count() / 1000) +
+                       " s after the command ended; later output was not captured";
+    }
+    if (have_exit && !output_open) break;
+  }
+  pump.Finish();
+
+  if (guard_lost && !have_exit) {
+    // The guard was killed (by the command, as the same user). Kill the command's group; as a
+    // subreaper, the caller has inherited the rest of the tree.
+    if (result.pid > 0) kill(-result.pid, SIGKILL);
+    int status = 0;
+    if (options.caller_is_subreaper) KillAllChildren(result.pid, result.pid, &status);
+    if (result.error.empty())
+      result.error = "the guard process was killed; the command's processes were killed too";
+  }
+  g.control.Reset();
+  ReapGuard(g);
+
+  if (pump.spool_failed) {
+    result.output_complete = false;
+    result.error = pump.spool_error;
+  }
+  result.output_bytes = pump.written;
+  result.duration_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
+  return result;
+}
+
+}  // namespace safesh::exec

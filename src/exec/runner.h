@@ -1,0 +1,50 @@
+// Execute: runs one LaunchPlan under a guard to completion, timeout or cancellation, streaming
+// its output into a spool file. This is the bottom of the pipeline: no policy, no approval.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+#include "exec/cancel.h"
+#include "exec/launch_plan.h"
+#include "exec/redact.h"
+
+namespace safesh::exec {
+
+// How long to keep reading output after the command has exited or been killed, while some
+// process still holds the pipe open (SH-05). The guard kills the whole tree, so this only
+// matters for a process that escaped it.
+inline constexpr std::chrono::milliseconds kPipeGrace{2000};
+
+struct ExecOptions {
+  std::chrono::milliseconds timeout{120 * 1000};
+  const CancelToken* cancel = nullptr;  // optional
+  int spool_fd = -1;                    // every byte of output is written here
+  Redactor* redactor = nullptr;         // optional: masks secrets before the spool
+  // The calling process is a child subreaper (the safesh program is): if the guard itself is
+  // killed, the command's orphans come to the caller, which then kills them.
+  bool caller_is_subreaper = false;
+};
+
+struct ExecResult {
+  bool started = false;
+  pid_t pid = -1;  // the command's process (its process group and session too)
+  bool exited = false;
+  int exit_code = -1;  // when exited
+  int signal = 0;      // when a signal ended it
+  bool timed_out = false;
+  bool cancelled = false;
+  uint64_t output_bytes = 0;  // bytes written to the spool
+  // False when output may be missing: the pipe was still held open after kPipeGrace, or the
+  // spool could not be written. `error` says which.
+  bool output_complete = true;
+  std::string error;  // why it did not start, or what went wrong on the way
+  int64_t duration_ms = 0;
+};
+
+ExecResult Execute(const LaunchPlan& plan, const ExecOptions& options);
+
+}  // namespace safesh::exec

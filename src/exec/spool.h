@@ -1,0 +1,58 @@
+// The output spool: every byte a command prints, kept whole in a private file, and the capped
+// view of it that a result carries.
+//
+// Layout: <state>/safesh/spool/run-XXXXXX/output, the directories 0700 and the file 0600, where
+// <state> is $XDG_STATE_HOME or ~/.local/state. The spool lives on disk rather than in the
+// runtime directory (a RAM-backed tmpfs), because a command may print gigabytes.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+
+#include "util/unique_fd.h"
+
+namespace safesh::exec {
+
+// When a new run starts, run directories older than this are removed, and then the oldest
+// ones while all of them together hold more than kSpoolMaxTotalBytes.
+inline constexpr int64_t kSpoolMaxAgeSeconds = 24 * 60 * 60;
+inline constexpr int64_t kSpoolMaxTotalBytes = int64_t{4} << 30;
+
+// The default spool base directory: $XDG_STATE_HOME/safesh/spool or $HOME/.local/state/...;
+// empty when neither is known.
+std::string DefaultSpoolBase();
+
+struct Spool {
+  std::string dir;    // the run directory
+  std::string path;   // dir + "/output"
+  util::UniqueFd fd;  // open for reading and writing
+};
+
+// Creates the base (0700, owned by this user, not a symbolic link: an existing one with other
+// permissions is refused) and a fresh run directory with an empty output file in it. Run
+// directories older than kSpoolMaxAgeSeconds are removed first. False with a message on error.
+bool CreateSpool(const std::string& base, Spool* spool, std::string* error);
+
+// Removes a run directory made by CreateSpool (the output file, then the directory).
+void RemoveSpool(const Spool& spool);
+
+// Removes run directories under `base` last modified more than `max_age_seconds` ago, then the
+// oldest while the outputs kept add up to more than `max_total_bytes`, without following
+// symbolic links. Returns how many were removed.
+int CleanOldSpools(const std::string& base, int64_t max_age_seconds, int64_t max_total_bytes);
+
+// The capped view of a spooled output of `size` bytes.
+struct OutputView {
+  std::string text;
+  bool truncated = false;
+};
+
+// Reads the view from `fd`: the whole output when it fits in `limit` bytes; otherwise its head
+// and its tail with a one-line notice between them naming how many bytes were left out and
+// `path`. Never longer than `limit`, never splits a UTF-8 sequence. False on a read error.
+bool ReadView(int fd, uint64_t size, uint64_t limit, const std::string& path, OutputView* view,
+              std::string* error);
+
+}  // namespace safesh::exec
