@@ -14,6 +14,8 @@ int main(int argc, char** argv) {
   safesh::cli::AddParseCommand(app, parse_args);
   safesh::cli::CheckArgs check_args;
   safesh::cli::AddCheckCommand(app, check_args);
+  safesh::cli::RunArgs run_args;
+  safesh::cli::AddRunCommand(app, run_args);
 
   try {
     app.parse(argc, argv);
@@ -30,5 +32,6 @@ int main(int argc, char** argv) {
 
   if (app.got_subcommand("parse")) return safesh::cli::RunParse(parse_args);
   if (app.got_subcommand("check")) return safesh::cli::RunCheck(check_args);
+  if (app.got_subcommand("run")) return safesh::cli::RunRun(run_args);
   return safesh::cli::kExitUsage;
 }

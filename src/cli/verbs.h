@@ -2,6 +2,7 @@
 // on the shared CLI11 app; Run functions return the process exit code.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,5 +34,18 @@ struct CheckArgs {
 
 void AddCheckCommand(CLI::App& app, CheckArgs& args);
 int RunCheck(const CheckArgs& args);
+
+struct RunArgs {
+  std::string config;
+  std::string workspace;
+  std::string cwd;
+  std::optional<double> timeout;
+  bool json = false;
+  std::string approve;
+  std::vector<std::string> words;
+};
+
+void AddRunCommand(CLI::App& app, RunArgs& args);
+int RunRun(const RunArgs& args);
 
 }  // namespace safesh::cli

@@ -27,6 +27,12 @@ class JsonWriter {
   void Int(int64_t n);
   void Bool(bool b);
   void Null();
+  // A value that is already JSON (e.g. another writer's output), inserted as it is.
+  void Raw(std::string_view json) {
+    Separate();
+    out_->append(json);
+    need_comma_ = true;
+  }
 
  private:
   void Separate() {

@@ -29,6 +29,21 @@ bool IsInvisible(uint32_t cp) {
 
 }  // namespace
 
+bool HasHiddenCharacters(std::string_view text) {
+  for (size_t i = 0; i < text.size();) {
+    unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c < 0x80) {
+      if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7F) return true;
+      ++i;
+      continue;
+    }
+    size_t len = Utf8SequenceLength(text, i);
+    if (len == 0 || IsInvisible(Decode(text, i, len))) return true;
+    i += len;
+  }
+  return false;
+}
+
 std::string ShellQuote(std::string_view word) {
   if (word.empty()) return "''";
   if (word == "{}") return "{}";  // find's placeholder: no brace expansion happens on it

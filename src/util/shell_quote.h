@@ -14,4 +14,8 @@ namespace safesh::util {
 
 std::string ShellQuote(std::string_view word);
 
+// True when `text` holds something a terminal would not show as written: control characters
+// other than newline and tab, invalid UTF-8, or invisible or direction-changing characters.
+bool HasHiddenCharacters(std::string_view text);
+
 }  // namespace safesh::util

@@ -1,0 +1,160 @@
+// `safesh run`: judge a command, ask if needed, run it, print its output (or the result object).
+#include <signal.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <iostream>
+
+#include "cli/verbs.h"
+#include "exec/cancel.h"
+#include "exec/env.h"
+#include "exec/spool.h"
+#include "pipeline/run_shell_command.h"
+
+namespace safesh::cli {
+
+void AddRunCommand(CLI::App& app, RunArgs& args) {
+  CLI::App* cmd =
+      app.add_subcommand("run", "Judge COMMAND, ask when the policy says so, and run it with bash");
+  cmd->add_option("--config", args.config, "Settings file (TOML)")->type_name("FILE");
+  cmd->add_option("--workspace", args.workspace,
+                  "The workspace root: the default cwd, and where a cwd must be (default: the "
+                  "current directory)")
+      ->type_name("DIR");
+  cmd->add_option("--cwd", args.cwd, "Where the command runs (inside the workspace)")
+      ->type_name("DIR");
+  cmd->add_option("--timeout", args.timeout,
+                  "Seconds before the command is killed (default [tools] "
+                  "shell_timeout_seconds, 120; at most 1800)")
+      ->type_name("S");
+  cmd->add_flag("--json", args.json, "Print the result as a JSON object");
+  cmd->add_option("--approve", args.approve,
+                  "When the policy asks: ask (at the terminal), yes, or no (default: ask at a "
+                  "terminal, otherwise the [approvals] headless answer)")
+      ->check(CLI::IsMember({"ask", "yes", "no"}));
+  cmd->add_option("command", args.words, "The command line (use -- before it)")
+      ->type_name("COMMAND");
+  cmd->footer(
+      "Exit status: the command's; 124 timed out; 130 cancelled; 128+N killed by signal N;\n"
+      "77 denied or not approved; 69 sandbox required but unavailable; 64 bad request;\n"
+      "70 could not be started; 78 bad settings.");
+}
+
+namespace {
+
+const exec::CancelToken* g_cancel = nullptr;
+
+void OnSignal(int) {
+  if (g_cancel != nullptr) g_cancel->Cancel();
+}
+
+std::string CurrentDir() {
+  char buf[4096];
+  return getcwd(buf, sizeof buf) != nullptr ? std::string(buf) : std::string();
+}
+
+std::string Home() {
+  const char* h = std::getenv("HOME");
+  return h != nullptr && h[0] == '/' ? h : "";
+}
+
+int ExitCodeFor(const pipeline::RunResult& r) {
+  using O = pipeline::RunResult::Outcome;
+  switch (r.outcome) {
+    case O::kInvalid:
+      return kExitUsage;
+    case O::kDenied:
+    case O::kNotApproved:
+      return 77;
+    case O::kSandboxUnavailable:
+      return 69;
+    case O::kFailedToStart:
+      return 70;
+    case O::kRan:
+      break;
+  }
+  if (r.timed_out) return 124;
+  if (r.cancelled) return 130;
+  if (r.exit_code >= 0) return r.exit_code;
+  return 70;
+}
+
+}  // namespace
+
+int RunRun(const RunArgs& args) {
+  if (args.words.size() != 1) {
+    std::cerr << (args.words.empty()
+                      ? "safesh run: give the command to run, e.g. safesh run -- 'make test'\n"
+                      : "safesh run: give the command line as one argument (quote it)\n");
+    return kExitUsage;
+  }
+  pipeline::RunContext context;
+  std::optional<policy::Policy> compiled;
+  if (!args.config.empty()) {
+    std::string error;
+    std::optional<config::Settings> s = config::LoadSettings(args.config, &error);
+    if (!s) {
+      std::cerr << "safesh run: bad settings: " << error << "\n";
+      return kExitConfig;
+    }
+    compiled = policy::Policy::Compile(s->commands, &error);
+    if (!compiled) {
+      std::cerr << "safesh run: bad settings: " << args.config << ": " << error << "\n";
+      return kExitConfig;
+    }
+    context.settings = std::move(*s);
+  }
+  context.policy = compiled ? &*compiled : nullptr;
+  context.workspace = args.workspace.empty() ? CurrentDir() : args.workspace;
+  if (!context.workspace.empty() && context.workspace[0] != '/')
+    context.workspace = CurrentDir() + "/" + context.workspace;
+  context.home = Home();
+  context.spool_base = exec::DefaultSpoolBase();
+  context.environment = exec::CurrentEnvironment();
+  if (const char* o = std::getenv("SAFESH_SANDBOX_SHELL"); o != nullptr)
+    context.sandbox_override = o;
+
+  if (args.approve == "yes") {
+    context.prompter = [](const approval::ApprovalRequest&) { return approval::Answer::kApprove; };
+  } else if (args.approve == "no") {
+    context.prompter = [](const approval::ApprovalRequest&) { return approval::Answer::kDeny; };
+  } else if (args.approve == "ask" || isatty(STDIN_FILENO)) {
+    context.prompter = approval::AskAtTerminal;
+  }
+
+  // Orphans of the command come back to safesh if its guard is killed (see exec/guard.h).
+  context.caller_is_subreaper = prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0;
+  // A SIGCHLD ignored by whoever started safesh would make exit statuses vanish.
+  signal(SIGCHLD, SIG_DFL);
+  signal(SIGPIPE, SIG_IGN);
+  exec::CancelToken cancel;
+  g_cancel = &cancel;
+  context.cancel = &cancel;
+  struct sigaction sa {};
+  sa.sa_handler = OnSignal;
+  sigemptyset(&sa.sa_mask);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP})
+    sigaction(sig, &sa, nullptr);
+
+  pipeline::RunRequest request;
+  request.command = args.words[0];
+  request.cwd = args.cwd;
+  request.timeout_seconds = args.timeout;
+  pipeline::RunResult result = pipeline::RunShellCommand(request, context);
+
+  if (args.json) {
+    std::cout << pipeline::RunResultJson(result) << "\n";
+  } else {
+    std::cout << result.output;
+    std::cout.flush();
+    if (!result.error.empty()) std::cerr << "safesh: " << result.error << "\n";
+    // "auto" never falls back silently.
+    if (result.outcome == pipeline::RunResult::Outcome::kRan &&
+        result.sandbox_reason.starts_with("auto:"))
+      std::cerr << "safesh: note: " << result.sandbox_reason << "\n";
+  }
+  return ExitCodeFor(result);
+}
+
+}  // namespace safesh::cli

@@ -1,0 +1,260 @@
+#include "pipeline/run_shell_command.h"
+
+#include <string.h>
+#include <sys/stat.h>
+
+#include "exec/env.h"
+#include "exec/launch_plan.h"
+#include "exec/redact.h"
+#include "exec/runner.h"
+#include "exec/spool.h"
+#include "pipeline/validate.h"
+#include "util/json_writer.h"
+
+namespace safesh::pipeline {
+namespace {
+
+using Outcome = RunResult::Outcome;
+
+RunResult Refuse(Outcome outcome, std::string error) {
+  RunResult r;
+  r.outcome = outcome;
+  r.error = std::move(error);
+  return r;
+}
+
+std::string ExpandPath(const std::string& p, const RunContext& c) {
+  if (p == "~") return c.home;
+  if (p.starts_with("~/") && !c.home.empty()) return c.home + p.substr(1);
+  if (!p.empty() && p[0] != '/') return c.workspace + "/" + p;
+  return p;
+}
+
+const char* SignalName(int sig) {
+  const char* d = sigabbrev_np(sig);
+  return d != nullptr ? d : "?";
+}
+
+// Which sandbox the command runs in. The OS sandbox launcher plugs in here: until this build
+// has one, "auto" runs without it and says so, and "required" refuses.
+bool ChooseSandbox(const RunContext& c, RunResult* r) {
+  std::string mode = c.sandbox_override.empty() ? c.settings.sandbox.shell : c.sandbox_override;
+  if (mode != "auto" && mode != "required" && mode != "off") {
+    r->error = "SAFESH_SANDBOX_SHELL must be auto, required or off (it is \"" + mode + "\")";
+    r->outcome = Outcome::kInvalid;
+    return false;
+  }
+  r->sandbox_mode = "off";
+  if (mode == "off") {
+    r->sandbox_reason = "[sandbox] shell = \"off\"";
+    return true;
+  }
+  const char* why = "this build of safesh has no OS sandbox launcher";
+  if (mode == "required") {
+    r->sandbox_reason = why;
+    r->error = std::string("sandbox required but unavailable: ") + why +
+               " (set [sandbox] shell = \"auto\" or \"off\" to run without it)";
+    r->outcome = Outcome::kSandboxUnavailable;
+    return false;
+  }
+  r->sandbox_reason = std::string("auto: running without a sandbox, because ") + why;
+  return true;
+}
+
+}  // namespace
+
+RunResult RunShellCommand(const RunRequest& request, const RunContext& c) {
+  // 1. Validate.
+  if (request.command.find_first_not_of(" \t\r\n") == std::string::npos)
+    return Refuse(Outcome::kInvalid, "the command is empty: give a bash command to run");
+  if (request.command.find('\0') != std::string::npos)
+    return Refuse(Outcome::kInvalid, "the command holds a NUL byte, which bash cannot be given");
+  std::string error;
+  std::optional<std::chrono::milliseconds> timeout =
+      ResolveTimeout(request.timeout_seconds, c.settings.tools.shell_timeout_seconds, &error);
+  if (!timeout) return Refuse(Outcome::kInvalid, error);
+  struct stat st;
+  if (c.workspace.empty() || c.workspace[0] != '/' || stat(c.workspace.c_str(), &st) != 0 ||
+      !S_ISDIR(st.st_mode)) {
+    return Refuse(Outcome::kInvalid, "the workspace " + c.workspace +
+                                         " is not an existing directory (an absolute path)");
+  }
+  std::vector<std::string> roots = {c.workspace};
+  for (const std::string& p : c.settings.sandbox.writable_paths)
+    roots.push_back(ExpandPath(p, c));
+  std::optional<ResolvedCwd> cwd = ResolveCwd(roots, request.cwd, &error);
+  if (!cwd) return Refuse(Outcome::kInvalid, error);
+
+  // 2. Judge.
+  policy::JudgeOptions judge_options;
+  judge_options.home = c.home;
+  policy::Verdict verdict = policy::Judge(c.policy, request.command, judge_options);
+  RunResult result;
+  result.verdict = verdict;
+  if (verdict.decision == policy::Decision::kDeny) {
+    result.outcome = Outcome::kDenied;
+    result.error = "blocked by command policy: " + verdict.reason;
+    return result;
+  }
+
+  // The sandbox is chosen before anyone is asked: no approval for what cannot run.
+  if (!ChooseSandbox(c, &result)) return result;
+
+  // 3. Approve.
+  if (verdict.decision == policy::Decision::kAsk) {
+    approval::ApprovalRequest ask{request.command, cwd->path, false, verdict.reason};
+    approval::Answer answer = c.prompter ? c.prompter(ask) : approval::Answer::kNoOneToAsk;
+    if (answer == approval::Answer::kNoOneToAsk) {
+      answer = c.settings.approvals.headless == "allow" ? approval::Answer::kApprove
+                                                        : approval::Answer::kDeny;
+      if (answer == approval::Answer::kDeny) {
+        result.outcome = Outcome::kNotApproved;
+        result.error = "blocked by command policy: " + verdict.reason +
+                       "; it needs approval and no one could be asked (approve it with "
+                       "--approve yes, or add a pattern for it to [commands] auto_approve)";
+        return result;
+      }
+    }
+    if (answer == approval::Answer::kDeny) {
+      result.outcome = Outcome::kNotApproved;
+      result.error = "blocked by command policy: not approved (" + verdict.reason + ")";
+      return result;
+    }
+  }
+
+  // 4. Environment and spool.
+  exec::EnvRules rules;
+  if (c.settings.sandbox.scrub_env) rules.scrub = *c.settings.sandbox.scrub_env;
+  rules.allow = c.settings.sandbox.env_allow;
+  exec::ChildEnv env = exec::BuildChildEnv(c.environment, rules);
+  exec::SetVar(&env.vars, "PWD", cwd->path);
+  std::string bash = exec::FindBash();
+  if (bash.empty()) {
+    result.outcome = Outcome::kFailedToStart;
+    result.error = "bash is not installed (looked for /bin/bash and /usr/bin/bash)";
+    return result;
+  }
+  exec::Spool spool;
+  if (!exec::CreateSpool(c.spool_base, &spool, &error)) {
+    result.outcome = Outcome::kFailedToStart;
+    result.error = error;
+    return result;
+  }
+
+  // 5. Execute.
+  exec::Redactor redactor(env.secrets);
+  exec::ExecOptions options;
+  options.timeout = *timeout;
+  options.cancel = c.cancel;
+  options.spool_fd = spool.fd.get();
+  options.redactor = &redactor;
+  options.caller_is_subreaper = c.caller_is_subreaper;
+  exec::ExecResult ran = exec::Execute(
+      exec::BashPlan(bash, request.command, std::move(env.vars), cwd->fd.get()), options);
+
+  // 6. The result.
+  result.outcome = ran.started ? Outcome::kRan : Outcome::kFailedToStart;
+  result.duration_ms = ran.duration_ms;
+  result.process_id = ran.started ? ran.pid : 0;
+  result.timed_out = ran.timed_out;
+  result.cancelled = ran.cancelled && !ran.timed_out;
+  result.output_bytes = ran.output_bytes;
+  if (ran.timed_out) {
+    char secs[32];
+    snprintf(secs, sizeof secs, "%g", static_cast<double>(timeout->count()) / 1000.0);
+    result.error = std::string("command timed out after ") + secs + " s";
+  } else if (result.cancelled) {
+    result.error = "command cancelled";
+  } else if (ran.exited) {
+    result.exit_code = ran.exit_code;
+  } else if (ran.signal != 0) {
+    result.signal = ran.signal;
+    result.exit_code = 128 + ran.signal;
+    result.error = "command was killed by signal " + std::to_string(ran.signal) + " (SIG" +
+                   SignalName(ran.signal) + ")";
+  }
+  if (!ran.error.empty()) result.error += (result.error.empty() ? "" : "; ") + ran.error;
+
+  exec::OutputView view;
+  if (!exec::ReadView(spool.fd.get(), ran.output_bytes,
+                      static_cast<uint64_t>(c.settings.tools.output_limit_bytes), spool.path, &view,
+                      &error)) {
+    result.error += (result.error.empty() ? "" : "; ") + error;
+  }
+  result.output = std::move(view.text);
+  result.truncated = view.truncated;
+  if (view.truncated) {
+    result.spool_path = spool.path;
+  } else {
+    spool.fd.Reset();
+    exec::RemoveSpool(spool);
+  }
+  return result;
+}
+
+std::string RunResultJson(const RunResult& r) {
+  std::string out;
+  util::JsonWriter w(&out);
+  w.BeginObject();
+  w.Key("output");
+  w.String(r.output);
+  w.Key("exit_code");
+  w.Int(r.exit_code);
+  w.Key("duration_ms");
+  w.Int(r.duration_ms);
+  w.Key("is_background");
+  w.Bool(r.is_background);
+  w.Key("process_id");
+  if (r.process_id > 0) {
+    w.Int(r.process_id);
+  } else {
+    w.Null();
+  }
+  w.Key("truncated");
+  w.Bool(r.truncated);
+  w.Key("output_bytes");
+  w.Int(static_cast<int64_t>(r.output_bytes));
+  w.Key("spool_path");
+  if (r.spool_path.empty()) {
+    w.Null();
+  } else {
+    w.String(r.spool_path);
+  }
+  w.Key("timed_out");
+  w.Bool(r.timed_out);
+  w.Key("cancelled");
+  w.Bool(r.cancelled);
+  w.Key("signal");
+  if (r.signal > 0) {
+    w.Int(r.signal);
+  } else {
+    w.Null();
+  }
+  w.Key("error");
+  if (r.error.empty()) {
+    w.Null();
+  } else {
+    w.String(r.error);
+  }
+  w.Key("verdict");
+  if (r.verdict) {
+    w.Raw(policy::VerdictJson(*r.verdict));
+  } else {
+    w.Null();
+  }
+  w.Key("sandbox");
+  w.BeginObject();
+  w.Key("mode");
+  if (r.sandbox_mode.empty()) {
+    w.Null();
+  } else {
+    w.String(r.sandbox_mode);
+  }
+  w.Key("reason");
+  w.String(r.sandbox_reason);
+  w.EndObject();
+  w.EndObject();
+  return out;
+}
+
+}  // namespace safesh::pipeline

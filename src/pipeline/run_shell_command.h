@@ -1,0 +1,74 @@
+// run_shell_command: one request from an agent, through every step to a result.
+//
+//   validate (command, cwd, timeout) → policy verdict → approval → environment → spool
+//   → execute under the guard → capped view of the output → RunResult
+//
+// Shared by the CLI (`safesh run`), the MCP server, the hooks and library users: each builds a
+// RunContext once and calls RunShellCommand per request.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "approval/prompt.h"
+#include "config/settings.h"
+#include "exec/cancel.h"
+#include "policy/verdict.h"
+
+namespace safesh::pipeline {
+
+struct RunRequest {
+  std::string command;
+  std::string cwd;  // absolute, or relative to the workspace; empty: the workspace
+  std::optional<double> timeout_seconds;
+};
+
+struct RunContext {
+  config::Settings settings;
+  const policy::Policy* policy = nullptr;  // compiled settings.commands; null: no rules
+  std::string workspace;                   // absolute: the first root, the default cwd
+  std::string home;                        // for the policy's whole-disk rule and "~/" paths
+  approval::Prompter prompter;             // may be empty: the headless answer applies
+  const exec::CancelToken* cancel = nullptr;
+  std::string spool_base;                     // see exec/spool.h
+  std::vector<std::string_view> environment;  // the parent environment children derive from
+  std::string sandbox_override;               // SAFESH_SANDBOX_SHELL, when set
+  bool caller_is_subreaper = false;           // see exec::ExecOptions
+};
+
+struct RunResult {
+  enum class Outcome {
+    kRan,                 // the command ran (see exit_code, timed_out, cancelled, signal)
+    kInvalid,             // the request was refused before judging (empty command, bad cwd...)
+    kDenied,              // the policy denied it
+    kNotApproved,         // it needed approval and did not get it
+    kSandboxUnavailable,  // [sandbox] shell = "required" and no sandbox can be built
+    kFailedToStart,       // safesh could not start it (spool, fork, exec)
+  };
+  Outcome outcome = Outcome::kInvalid;
+  std::string output;  // the capped view
+  int exit_code = -1;  // -1 when it did not run, timed out or was cancelled
+  int signal = 0;      // the signal that ended it, if one did
+  int64_t duration_ms = 0;
+  bool is_background = false;
+  int process_id = 0;  // 0 when it did not start
+  bool truncated = false;
+  uint64_t output_bytes = 0;  // the whole output's size (all in spool_path when truncated)
+  std::string spool_path;     // the whole output; kept only when the view is truncated
+  bool timed_out = false;
+  bool cancelled = false;
+  std::string error;  // empty on a plain run, whatever its exit code
+  std::optional<policy::Verdict> verdict;
+  std::string sandbox_mode;    // "off" for now, or the launcher in use
+  std::string sandbox_reason;  // why that mode (e.g. what "auto" fell back from)
+};
+
+RunResult RunShellCommand(const RunRequest& request, const RunContext& context);
+
+// The result object of the external contracts (docs/architecture.md).
+std::string RunResultJson(const RunResult& result);
+
+}  // namespace safesh::pipeline

@@ -1,0 +1,169 @@
+// `safesh run` as a program: exit codes, JSON, and what happens when safesh itself is killed.
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "exec/procs.h"
+#include "support/subprocess.h"
+
+namespace safesh::testing {
+namespace {
+
+class RunCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char t[] = "/tmp/safesh-run-cli-XXXXXX";
+    dir_ = mkdtemp(t);
+    std::filesystem::create_directories(dir_ + "/ws");
+    std::ofstream(dir_ + "/rules.toml") << "[commands]\n"
+                                           "deny = [\"rm\"]\n"
+                                           "auto_approve = [\"echo *\", \"sleep *\", \"seq *\", "
+                                           "\"true\", \"exit *\"]\n";
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  std::vector<std::string> Env() const {
+    return {"PATH=/usr/bin:/bin", "LC_ALL=C.UTF-8", "HOME=" + dir_};
+  }
+  std::vector<std::string> Args(std::vector<std::string> args) const {
+    std::vector<std::string> all = {SAFESH_BINARY,        "run",         "--config",
+                                    dir_ + "/rules.toml", "--workspace", dir_ + "/ws"};
+    all.insert(all.end(), args.begin(), args.end());
+    return all;
+  }
+  RunOutput Safesh(std::vector<std::string> args) {
+    RunOptions options;
+    options.env = Env();
+    options.timeout_seconds = 60;
+    return RunProgram(Args(std::move(args)), options);
+  }
+
+  std::string dir_;
+};
+
+TEST_F(RunCli, ExitCodesFollowTheContract) {
+  EXPECT_EQ(Safesh({"--", "exit 3"}).exit_code, 3);
+  RunOutput denied = Safesh({"--", "rm -rf " + dir_ + "/ws"});
+  EXPECT_EQ(denied.exit_code, 77);
+  EXPECT_NE(denied.err.find("blocked by command policy: "), std::string::npos) << denied.err;
+  EXPECT_TRUE(std::filesystem::exists(dir_ + "/ws"));
+  // Needs approval; no terminal, so the headless answer (deny) applies.
+  EXPECT_EQ(Safesh({"--", "touch x"}).exit_code, 77);
+  EXPECT_FALSE(std::filesystem::exists(dir_ + "/ws/x"));
+  EXPECT_EQ(Safesh({"--approve", "no", "--", "touch x"}).exit_code, 77);
+  EXPECT_EQ(Safesh({"--approve", "yes", "--", "touch x"}).exit_code, 0);
+  EXPECT_TRUE(std::filesystem::exists(dir_ + "/ws/x"));
+  RunOutput timed = Safesh({"--timeout", "0.3", "--", "sleep 30"});
+  EXPECT_EQ(timed.exit_code, 124);
+  EXPECT_NE(timed.err.find("command timed out after 0.3 s"), std::string::npos) << timed.err;
+  EXPECT_EQ(Safesh({"--", ""}).exit_code, 64);
+  EXPECT_EQ(Safesh({"--cwd", "/", "--", "true"}).exit_code, 64);
+  EXPECT_EQ(Safesh({"--timeout", "-1", "--", "true"}).exit_code, 64);
+  EXPECT_EQ(Safesh({"--approve", "maybe", "--", "true"}).exit_code, 64);
+  RunOptions o;
+  o.env = Env();
+  o.env.push_back("SAFESH_SANDBOX_SHELL=required");
+  EXPECT_EQ(RunProgram(Args({"--", "true"}), o).exit_code, 69);
+}
+
+TEST_F(RunCli, BadSettingsExit78) {
+  std::ofstream(dir_ + "/bad.toml") << "[tools]\nshell_timeout_seconds = 99999\n";
+  RunOptions o;
+  o.env = Env();
+  RunOutput r = RunProgram({SAFESH_BINARY, "run", "--config", dir_ + "/bad.toml", "--", "true"}, o);
+  EXPECT_EQ(r.exit_code, 78);
+  EXPECT_NE(r.err.find("bad.toml:2:1"), std::string::npos) << r.err;
+}
+
+TEST_F(RunCli, JsonResult) {
+  RunOutput r = Safesh({"--json", "--", "echo hi; exit 2"});
+  EXPECT_EQ(r.exit_code, 2);
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["output"], "hi\n");
+  EXPECT_EQ(j["exit_code"], 2);
+  EXPECT_EQ(j["timed_out"], false);
+  EXPECT_EQ(j["is_background"], false);
+  EXPECT_TRUE(j["process_id"].is_number());
+  EXPECT_TRUE(j["spool_path"].is_null());
+  EXPECT_EQ(j["verdict"]["verdict"], "allow");
+  EXPECT_EQ(j["sandbox"]["mode"], "off");
+  r = Safesh({"--json", "--timeout", "0.2", "--", "sleep 5"});
+  j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["exit_code"], -1);
+  EXPECT_EQ(j["timed_out"], true);
+}
+
+// Starts safesh with its output to /dev/null; returns its pid.
+pid_t Start(const std::vector<std::string>& args, const std::vector<std::string>& env) {
+  std::vector<char*> argv, envp;
+  for (const std::string& a : args)
+    argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  for (const std::string& e : env)
+    envp.push_back(const_cast<char*>(e.c_str()));
+  envp.push_back(nullptr);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+  pid_t pid = -1;
+  EXPECT_EQ(posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), envp.data()), 0);
+  posix_spawn_file_actions_destroy(&fa);
+  return pid;
+}
+
+TEST_F(RunCli, KillingSafeshKillsEverythingItStarted) {
+  // The guard, orphaned by the kill, is re-parented here rather than to init, and reaped.
+  prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+  std::string marker = UniqueSleep();
+  std::string command = marker + " & setsid " + marker + " & nohup " + marker +
+                        " >/dev/null 2>&1 & (" + marker + " &); " + marker;
+  pid_t pid = Start(Args({"--approve", "yes", "--", command}), Env());
+  ASSERT_TRUE(WaitForCount(marker, 5)) << "the command's processes did not all start";
+  // The attempt is real: the processes are alive while safesh is.
+  ASSERT_GE(ProcessesWith(marker).size(), 5u);
+  ASSERT_EQ(kill(pid, SIGKILL), 0);
+  int status;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WaitUntilGone(marker).empty());
+  while (waitpid(-1, &status, WNOHANG) > 0) {
+  }
+}
+
+TEST_F(RunCli, SigtermCancels) {
+  std::string marker = UniqueSleep();
+  pid_t pid = Start(Args({"--approve", "yes", "--", marker}), Env());
+  ASSERT_TRUE(WaitForCount(marker, 1));
+  kill(pid, SIGTERM);
+  int status;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+  EXPECT_TRUE(WaitUntilGone(marker).empty());
+}
+
+TEST_F(RunCli, MemoryStaysFlatWhateverTheCommandPrints) {
+  // About 55 MB of output through safesh; its peak RSS is measured by the kernel.
+  pid_t pid = Start(Args({"--", "seq 1 7000000"}), Env());
+  int status;
+  rusage usage{};
+  ASSERT_EQ(wait4(pid, &status, 0, &usage), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  EXPECT_LT(usage.ru_maxrss, 32 * 1024) << "peak RSS in KiB";
+}
+
+}  // namespace
+}  // namespace safesh::testing
