@@ -40,6 +40,8 @@ bench: build
 	build/bench/policy_bench --benchmark_min_time=0.5
 	bench/parse_compare.sh
 	bench/check_jsonl.sh
+	build/bench/run_bench --benchmark_min_time=2
+	bench/run_compare.sh
 
 demo: build
 	scripts/examples

@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include <memory>
+#include <system_error>
+#include <thread>
 
 #include "exec/guard.h"
 #include "exec/reap.h"
@@ -125,14 +127,32 @@ void SetStatus(int status, ExecResult* r) {
   }
 }
 
-// Waits for the guard to exit, killing it if it lingers (it exits right after its last report).
-void ReapGuard(GuardedCommand& g) {
-  if (g.guard_pidfd.valid()) {
-    pollfd p = {g.guard_pidfd.get(), POLLIN, 0};
-    if (poll(&p, 1, 5000) == 0) syscall(SYS_pidfd_send_signal, g.guard_pidfd.get(), SIGKILL, 0, 0);
+// Waits for the guard: it exits right after its last report, killed if it lingers.
+void WaitForGuard(pid_t pid, int pidfd) {
+  if (pidfd >= 0) {
+    pollfd p = {pidfd, POLLIN, 0};
+    if (poll(&p, 1, 5000) == 0) syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, nullptr, 0);
+    close(pidfd);
   }
   int status;
-  while (waitpid(g.guard_pid, &status, __WALL) < 0 && errno == EINTR) {
+  while (waitpid(pid, &status, __WALL) < 0 && errno == EINTR) {
+  }
+}
+
+// Collects the guard. Tearing down its copy of safesh's memory takes a while after its last
+// report, so unless it is already gone a thread waits for it and the result is not held up.
+void ReapGuard(GuardedCommand& g) {
+  siginfo_t info{};
+  if (waitid(P_PID, static_cast<id_t>(g.guard_pid), &info, WEXITED | WNOHANG) == 0 &&
+      info.si_pid == g.guard_pid) {
+    return;
+  }
+  pid_t pid = g.guard_pid;
+  int pidfd = g.guard_pidfd.Release();
+  try {
+    std::thread(WaitForGuard, pid, pidfd).detach();
+  } catch (const std::system_error&) {
+    WaitForGuard(pid, pidfd);
   }
 }
 

@@ -121,6 +121,40 @@ int CleanOldSpools(const std::string& base, int64_t max_age_seconds, int64_t max
   return removed;
 }
 
+namespace {
+
+// Makes a fresh run directory under `base` and links or creates the output file in it.
+bool NameSpool(Spool* spool, std::string* error) {
+  CleanOldSpools(spool->base, kSpoolMaxAgeSeconds, kSpoolMaxTotalBytes);
+  std::string templ = spool->base + "/run-XXXXXX";
+  if (mkdtemp(templ.data()) == nullptr) {
+    *error = Errno("cannot create a run directory in", spool->base);
+    return false;
+  }
+  std::string path = templ + "/output";
+  if (spool->fd.valid()) {
+    // Link the unnamed file in. /proc/self/fd works without the capability AT_EMPTY_PATH needs.
+    std::string self = "/proc/self/fd/" + std::to_string(spool->fd.get());
+    if (linkat(AT_FDCWD, self.c_str(), AT_FDCWD, path.c_str(), AT_SYMLINK_FOLLOW) != 0) {
+      *error = Errno("cannot keep the output spool as", path);
+      rmdir(templ.c_str());
+      return false;
+    }
+  } else {
+    spool->fd.Reset(open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+    if (!spool->fd.valid()) {
+      *error = Errno("cannot create the output file", path);
+      rmdir(templ.c_str());
+      return false;
+    }
+  }
+  spool->dir = templ;
+  spool->path = path;
+  return true;
+}
+
+}  // namespace
+
 bool CreateSpool(const std::string& base, Spool* spool, std::string* error) {
   if (base.empty() || base[0] != '/') {
     *error = "no place for the output spool: set HOME or XDG_STATE_HOME to an absolute path";
@@ -132,27 +166,27 @@ bool CreateSpool(const std::string& base, Spool* spool, std::string* error) {
       !EnsurePrivateDir(base, error)) {
     return false;
   }
-  CleanOldSpools(base, kSpoolMaxAgeSeconds, kSpoolMaxTotalBytes);
-  std::string templ = base + "/run-XXXXXX";
-  if (mkdtemp(templ.data()) == nullptr) {
-    *error = Errno("cannot create a run directory in", base);
+  spool->base = base;
+  spool->fd.Reset(open(base.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600));
+  if (spool->fd.valid()) return true;
+  if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL) {
+    *error = Errno("cannot create the output spool in", base);
     return false;
   }
-  spool->dir = templ;
-  spool->path = templ + "/output";
-  spool->fd.Reset(
-      open(spool->path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
-  if (!spool->fd.valid()) {
-    *error = Errno("cannot create the output file", spool->path);
-    rmdir(templ.c_str());
-    return false;
-  }
-  return true;
+  return NameSpool(spool, error);
 }
 
-void RemoveSpool(const Spool& spool) {
-  if (!spool.path.empty()) unlink(spool.path.c_str());
-  if (!spool.dir.empty()) rmdir(spool.dir.c_str());
+bool KeepSpool(Spool* spool, std::string* error) {
+  if (!spool->path.empty()) return true;
+  return NameSpool(spool, error);
+}
+
+void RemoveSpool(Spool* spool) {
+  spool->fd.Reset();
+  if (!spool->path.empty()) unlink(spool->path.c_str());
+  if (!spool->dir.empty()) rmdir(spool->dir.c_str());
+  spool->path.clear();
+  spool->dir.clear();
 }
 
 namespace {

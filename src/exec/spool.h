@@ -25,18 +25,25 @@ inline constexpr int64_t kSpoolMaxTotalBytes = int64_t{4} << 30;
 std::string DefaultSpoolBase();
 
 struct Spool {
-  std::string dir;    // the run directory
-  std::string path;   // dir + "/output"
+  std::string base;   // the spool base directory
+  std::string dir;    // the run directory, once the spool has a name
+  std::string path;   // dir + "/output", once the spool has a name
   util::UniqueFd fd;  // open for reading and writing
 };
 
-// Creates the base (0700, owned by this user, not a symbolic link: an existing one with other
-// permissions is refused) and a fresh run directory with an empty output file in it. Run
-// directories older than kSpoolMaxAgeSeconds are removed first. False with a message on error.
+// Checks the base (0700, owned by this user, not a symbolic link; missing parts are created, an
+// existing one with other permissions is refused) and opens the spool in it: an unnamed file
+// (O_TMPFILE), which vanishes with its descriptor, so a short output leaves nothing on disk, even
+// if safesh is killed. Where the file system cannot make unnamed files the spool is named at
+// once. False with a message on error.
 bool CreateSpool(const std::string& base, Spool* spool, std::string* error);
 
-// Removes a run directory made by CreateSpool (the output file, then the directory).
-void RemoveSpool(const Spool& spool);
+// Gives the spool its name, run-XXXXXX/output under the base, so that the whole output can be
+// read after safesh returns. Old run directories are cleaned first.
+bool KeepSpool(Spool* spool, std::string* error);
+
+// Removes a spool: its run directory when it has a name; an unnamed one just closes.
+void RemoveSpool(Spool* spool);
 
 // Removes run directories under `base` last modified more than `max_age_seconds` ago, then the
 // oldest while the outputs kept add up to more than `max_total_bytes`, without following

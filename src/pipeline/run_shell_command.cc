@@ -175,19 +175,22 @@ RunResult RunShellCommand(const RunRequest& request, const RunContext& c) {
   }
   if (!ran.error.empty()) result.error += (result.error.empty() ? "" : "; ") + ran.error;
 
+  // The view: whole when it fits; otherwise head and tail, and the spool is kept for the rest.
+  uint64_t limit = static_cast<uint64_t>(c.settings.tools.output_limit_bytes);
   exec::OutputView view;
-  if (!exec::ReadView(spool.fd.get(), ran.output_bytes,
-                      static_cast<uint64_t>(c.settings.tools.output_limit_bytes), spool.path, &view,
+  bool kept = ran.output_bytes > limit && exec::KeepSpool(&spool, &error);
+  if (ran.output_bytes > limit && !kept) result.error += (result.error.empty() ? "" : "; ") + error;
+  if (!exec::ReadView(spool.fd.get(), ran.output_bytes, limit,
+                      kept ? spool.path : std::string("(the spool could not be kept)"), &view,
                       &error)) {
     result.error += (result.error.empty() ? "" : "; ") + error;
   }
   result.output = std::move(view.text);
   result.truncated = view.truncated;
-  if (view.truncated) {
+  if (kept) {
     result.spool_path = spool.path;
   } else {
-    spool.fd.Reset();
-    exec::RemoveSpool(spool);
+    exec::RemoveSpool(&spool);
   }
   return result;
 }

@@ -36,6 +36,11 @@ TEST(Spool, PrivateDirectoriesAndFile) {
   Spool s;
   std::string error;
   ASSERT_TRUE(CreateSpool(t.path + "/state/safesh/spool", &s, &error)) << error;
+  // Unnamed until kept: nothing in the base yet.
+  EXPECT_TRUE(s.path.empty());
+  EXPECT_TRUE(std::filesystem::is_empty(t.path + "/state/safesh/spool"));
+  ASSERT_EQ(write(s.fd.get(), "abc", 3), 3);
+  ASSERT_TRUE(KeepSpool(&s, &error)) << error;
   struct stat st;
   ASSERT_EQ(stat((t.path + "/state/safesh/spool").c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0700u);
@@ -43,8 +48,10 @@ TEST(Spool, PrivateDirectoriesAndFile) {
   EXPECT_EQ(st.st_mode & 0777, 0700u);
   ASSERT_EQ(stat(s.path.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0600u);
-  RemoveSpool(s);
-  EXPECT_NE(access(s.dir.c_str(), F_OK), 0);
+  EXPECT_EQ(st.st_size, 3);
+  std::string dir = s.dir;
+  RemoveSpool(&s);
+  EXPECT_NE(access(dir.c_str(), F_OK), 0);
 }
 
 TEST(Spool, RefusesASharedOrLinkedBase) {
@@ -72,9 +79,12 @@ TEST(Spool, OldRunsAreCleanedByAgeAndTotalSize) {
   std::string error;
   ASSERT_TRUE(CreateSpool(base, &a, &error)) << error;
   ASSERT_EQ(write(a.fd.get(), "aaaa", 4), 4);
+  ASSERT_TRUE(KeepSpool(&a, &error)) << error;
   ASSERT_TRUE(CreateSpool(base, &b, &error)) << error;
   ASSERT_EQ(write(b.fd.get(), "bbbbbbbb", 8), 8);
+  ASSERT_TRUE(KeepSpool(&b, &error)) << error;
   ASSERT_TRUE(CreateSpool(base, &c, &error)) << error;
+  ASSERT_TRUE(KeepSpool(&c, &error)) << error;
   // Make `a` two days old and `b` older than `c`.
   struct timespec times[2] = {{time(nullptr) - 2 * 86400, 0}, {time(nullptr) - 2 * 86400, 0}};
   utimensat(AT_FDCWD, a.dir.c_str(), times, 0);
@@ -95,8 +105,8 @@ OutputView View(const std::string& text, uint64_t limit, const std::string& base
   EXPECT_TRUE(CreateSpool(base, &s, &error)) << error;
   EXPECT_EQ(write(s.fd.get(), text.data(), text.size()), static_cast<ssize_t>(text.size()));
   OutputView v;
-  EXPECT_TRUE(ReadView(s.fd.get(), text.size(), limit, s.path, &v, &error)) << error;
-  RemoveSpool(s);
+  EXPECT_TRUE(ReadView(s.fd.get(), text.size(), limit, "/the/spool", &v, &error)) << error;
+  RemoveSpool(&s);
   return v;
 }
 
