@@ -18,52 +18,30 @@ Redactor::Redactor(const std::vector<Secret>& secrets) {
   });
 }
 
+size_t Redactor::Find(size_t k, const char* data, size_t n, size_t from, size_t limit) const {
+  const std::string& v = secrets_[k].value;
+  // Only a start before `limit` counts, but the match may run past it (up to n).
+  size_t end = std::min(n, limit + v.size() - 1);
+  if (end <= from || end - from < v.size()) return n;
+  const void* hit = memmem(data + from, end - from, v.data(), v.size());
+  return hit == nullptr ? n : static_cast<size_t>(static_cast<const char*>(hit) - data);
+}
+
 void Redactor::Feed(std::string_view piece, std::string* out) {
   if (secrets_.empty()) {
     out->append(piece);
     return;
   }
   pending_.append(piece);
-  Process(false, out);
+  size_t keep = Scan(pending_.data(), pending_.size(), false,
+                     [out](const char* p, size_t len) { out->append(p, len); });
+  pending_.erase(0, pending_.size() - keep);
 }
 
 void Redactor::Finish(std::string* out) {
-  Process(true, out);
+  Scan(pending_.data(), pending_.size(), true,
+       [out](const char* p, size_t len) { out->append(p, len); });
   pending_.clear();
-}
-
-void Redactor::Process(bool at_end, std::string* out) {
-  const char* data = pending_.data();
-  size_t n = pending_.size();
-  // A match that starts before `safe` fits wholly in the data seen, so it can be decided now.
-  size_t safe = at_end ? n : (n >= longest_ ? n - longest_ + 1 : 0);
-  // The next place each secret occurs at or after `from` (n when it does not).
-  std::vector<size_t> next(secrets_.size(), 0);
-  std::vector<bool> known(secrets_.size(), false);
-  size_t i = 0;
-  while (i < safe) {
-    size_t best = n;
-    size_t best_k = 0;
-    for (size_t k = 0; k < secrets_.size(); ++k) {
-      if (!known[k] || next[k] < i) {
-        const std::string& v = secrets_[k].value;
-        const void* hit = n - i >= v.size() ? memmem(data + i, n - i, v.data(), v.size()) : nullptr;
-        next[k] = hit ? static_cast<size_t>(static_cast<const char*>(hit) - data) : n;
-        known[k] = true;
-      }
-      if (next[k] < best) {
-        best = next[k];
-        best_k = k;
-      }
-    }
-    if (best >= safe) break;
-    out->append(data + i, best - i);
-    out->append(secrets_[best_k].replacement);
-    i = best + secrets_[best_k].value.size();
-  }
-  size_t keep_from = std::max(i, safe);
-  out->append(data + i, keep_from - i);
-  pending_.erase(0, keep_from);
 }
 
 }  // namespace safesh::exec

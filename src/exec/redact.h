@@ -24,13 +24,23 @@ class Redactor {
   // False when there is nothing to mask: the caller may then skip the redactor.
   bool active() const { return !secrets_.empty(); }
 
-  // Appends to `out` the part of the stream (so far, with `piece`) that is final.
+  // The longest secret masked: a caller that keeps its own buffer holds back fewer bytes.
+  size_t longest() const { return longest_; }
+
+  // The zero-copy form: scans data[0, n), passing each final piece of output to emit(p, len),
+  // and returns how many bytes at the end are not final yet (a secret may start there). The
+  // caller passes them again, at the front of the next data; with at_end, everything is final.
+  template <typename Emit>
+  size_t Scan(const char* data, size_t n, bool at_end, Emit&& emit) const;
+
+  // The same with the held-back bytes kept here: appends what is final to `out`.
   void Feed(std::string_view piece, std::string* out);
   // Appends what was held back. The stream is over.
   void Finish(std::string* out);
 
  private:
-  void Process(bool at_end, std::string* out);
+  // Where secret k next occurs at or after `from` with its start before `limit`; n if nowhere.
+  size_t Find(size_t k, const char* data, size_t n, size_t from, size_t limit) const;
 
   struct Pattern {
     std::string value;
@@ -40,5 +50,37 @@ class Redactor {
   size_t longest_ = 0;
   std::string pending_;
 };
+
+template <typename Emit>
+size_t Redactor::Scan(const char* data, size_t n, bool at_end, Emit&& emit) const {
+  // A match that starts before `safe` fits wholly in the data, so it can be decided now.
+  size_t safe = at_end ? n : (n >= longest_ ? n - longest_ + 1 : 0);
+  // Where each secret occurs next: found once, searched again only after the scan passes it,
+  // so a stream full of one secret is not searched again for all the others at each match.
+  std::vector<size_t> next(secrets_.size());
+  for (size_t k = 0; k < secrets_.size(); ++k)
+    next[k] = Find(k, data, n, 0, safe);
+  size_t i = 0;
+  while (i < safe) {
+    size_t best = n, which = 0;
+    for (size_t k = 0; k < secrets_.size(); ++k) {
+      if (next[k] < i) next[k] = Find(k, data, n, i, safe);
+      // Secrets are sorted longest first: at an equal start the earlier (longer) one stays.
+      if (next[k] < best) {
+        best = next[k];
+        which = k;
+      }
+    }
+    if (best >= safe) break;
+    if (best > i) emit(data + i, best - i);
+    emit(secrets_[which].replacement.data(), secrets_[which].replacement.size());
+    i = best + secrets_[which].value.size();
+  }
+  if (safe > i) {
+    emit(data + i, safe - i);
+    i = safe;
+  }
+  return n - i;
+}
 
 }  // namespace safesh::exec

@@ -45,11 +45,19 @@ bool WriteAll(int fd, const char* p, size_t n) {
 struct OutputPump {
   int spool_fd = -1;
   Redactor* redactor = nullptr;
-  std::unique_ptr<char[]> buf{new char[kReadBytes]};
-  std::string masked;
+  // Reads land after `carry` bytes held back from the previous read (a secret may start in
+  // them), so masking needs no copy: the buffer has room for the longest secret as well.
+  std::unique_ptr<char[]> buf;
+  size_t carry = 0;
   uint64_t written = 0;
   bool spool_failed = false;
   std::string spool_error;
+  bool can_splice = true;
+
+  OutputPump(int fd, Redactor* r)
+      : spool_fd(fd),
+        redactor(r != nullptr && r->active() ? r : nullptr),
+        buf(new char[kReadBytes + (redactor != nullptr ? redactor->longest() : 0)]) {}
 
   void Store(const char* p, size_t n) {
     if (spool_failed) return;  // keep draining so the command is not blocked on a full pipe
@@ -61,8 +69,6 @@ struct OutputPump {
     }
     written += n;
   }
-
-  bool can_splice = true;
 
   // Moves what is available straight from the pipe into the spool file inside the kernel, with
   // no copy through safesh. Returns 1 while data came, 0 at end-of-file, -1 when the pipe is
@@ -85,23 +91,28 @@ struct OutputPump {
     return 1;
   }
 
+  void Mask(size_t n, bool at_end) {
+    size_t keep =
+        redactor->Scan(buf.get(), n, at_end, [this](const char* p, size_t len) { Store(p, len); });
+    memmove(buf.get(), buf.get() + n - keep, keep);
+    carry = keep;
+  }
+
   // Reads what is available. Returns false at end-of-file (or a read error).
   bool Drain(int fd) {
-    if (can_splice && !spool_failed && (redactor == nullptr || !redactor->active())) {
+    if (can_splice && !spool_failed && redactor == nullptr) {
       int r = Splice(fd);
       if (r == 0) return false;
       if (r != -2) return true;
       can_splice = false;
     }
     for (int rounds = 0; rounds < 16; ++rounds) {
-      ssize_t n = read(fd, buf.get(), kReadBytes);
+      ssize_t n = read(fd, buf.get() + carry, kReadBytes);
       if (n < 0 && errno == EINTR) continue;
       if (n < 0 && errno == EAGAIN) return true;
       if (n <= 0) return false;
-      if (redactor != nullptr && redactor->active()) {
-        masked.clear();
-        redactor->Feed(std::string_view(buf.get(), static_cast<size_t>(n)), &masked);
-        Store(masked.data(), masked.size());
+      if (redactor != nullptr) {
+        Mask(carry + static_cast<size_t>(n), false);
       } else {
         Store(buf.get(), static_cast<size_t>(n));
       }
@@ -110,11 +121,7 @@ struct OutputPump {
   }
 
   void Finish() {
-    if (redactor != nullptr && redactor->active()) {
-      masked.clear();
-      redactor->Finish(&masked);
-      Store(masked.data(), masked.size());
-    }
+    if (redactor != nullptr) Mask(carry, true);
   }
 };
 
@@ -164,9 +171,7 @@ ExecResult Execute(const LaunchPlan& plan, const ExecOptions& options) {
   GuardedCommand g;
   if (!StartGuarded(plan, &g, &result.error)) return result;
 
-  OutputPump pump;
-  pump.spool_fd = options.spool_fd;
-  pump.redactor = options.redactor;
+  OutputPump pump(options.spool_fd, options.redactor);
   Clock::time_point deadline = start + options.timeout;
   Clock::time_point grace_end{};
   bool output_open = true, reports_open = true, have_exit = false, kill_sent = false;

@@ -242,6 +242,29 @@ TEST_F(Run, SecretsDoNotReachTheChildOrTheOutput) {
   EXPECT_NE(r.output.find("[redacted SAFESH_TEST_TOKEN]"), std::string::npos) << r.output;
 }
 
+TEST_F(Run, SecretsAreMaskedAcrossReadsInTheWholeSpool) {
+  std::string secret = "tok-" + std::to_string(getpid()) + "-abcdefgh";
+  std::string entry = "SAFESH_TEST_TOKEN=" + secret;
+  std::vector<std::string_view> env = exec::CurrentEnvironment();
+  env.push_back(entry);
+  context_.environment = env;
+  // 300,000 lines of 1 to 6 digits and the secret: matches fall across every read boundary.
+  RunResult r = Go("seq 1 300000 | sed 's/$/ " + secret + "/'");
+  ASSERT_TRUE(r.truncated);
+  std::ifstream f(r.spool_path, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  std::string all = ss.str();
+  EXPECT_EQ(all.find(secret), std::string::npos);
+  size_t masked = 0;
+  for (size_t at = all.find("[redacted SAFESH_TEST_TOKEN]"); at != std::string::npos;
+       at = all.find("[redacted SAFESH_TEST_TOKEN]", at + 1)) {
+    ++masked;
+  }
+  EXPECT_EQ(masked, 300000u);
+  EXPECT_TRUE(all.ends_with("300000 [redacted SAFESH_TEST_TOKEN]\n"));
+}
+
 TEST_F(Run, BigOutputIsCappedAndSpooledWhole) {
   context_.settings.tools.output_limit_bytes = 100 * 1024;
   // About 50 MB of known text.
