@@ -175,11 +175,15 @@ bool RunShell(Extractor& x, const Argv& argv, const Frame& f, int index) {
     // Judged for denied commands, but never approved automatically: this shell may read parts
     // of the script differently from bash.
     x.Unverified(f, Shown(argv), name + " reads scripts by rules that differ from bash's");
-    x.ShellText(argv[i].text, f, name + " -c", Shown(argv), /*unverified=*/true);
+    x.ShellText(argv[i].text, f, name + " -c", Shown(argv), Extractor::Dialect::kPosixSh,
+                /*unverified=*/true);
     return true;
   }
   Use(x, index).role = Role::kShell;
-  x.ShellText(argv[i].text, f, name + " -c", Shown(argv));
+  // sh is dash on Debian and Ubuntu (and ash, posh, busybox elsewhere); only bash reads bash.
+  bool bash = name == "bash" || name == "rbash";
+  x.ShellText(argv[i].text, f, name + " -c", Shown(argv),
+              bash ? Extractor::Dialect::kBash : Extractor::Dialect::kPosixSh);
   return true;
 }
 
@@ -255,7 +259,8 @@ bool Eval(Extractor& x, const Argv& argv, const Frame& f, int) {
                "command directly instead");
   bool all_static;
   std::string code = JoinStatic(argv, 1, &all_static);
-  if (all_static && argv.size() > 1) x.ShellText(code, f, "eval", Shown(argv), true);
+  if (all_static && argv.size() > 1)
+    x.ShellText(code, f, "eval", Shown(argv), Extractor::Dialect::kBash, true);
   return true;
 }
 
@@ -281,7 +286,8 @@ bool Trap(Extractor& x, const Argv& argv, const Frame& f, int) {
   x.Unverified(f, Shown(argv),
                "trap runs its code later, when a signal arrives or the shell exits; safesh "
                "checks it only for denied commands");
-  if (code.is_static) x.ShellText(code.text, f, "trap", Shown(argv), true);
+  if (code.is_static)
+    x.ShellText(code.text, f, "trap", Shown(argv), Extractor::Dialect::kBash, true);
   return true;
 }
 

@@ -137,6 +137,10 @@ void Extractor::List(const shell::List* list, const Frame& f) {
   if (list == nullptr) return;
   for (const shell::Statement& st : list->statements) {
     for (const shell::Pipeline& p : st.body.pipelines) {
+      if (f.posix_sh &&
+          std::find(p.pipe_stderr.begin(), p.pipe_stderr.end(), true) != p.pipe_stderr.end()) {
+        NotPosix(f, "|&");
+      }
       for (const shell::Command& c : p.commands)
         Command(c, f);
     }
@@ -146,6 +150,29 @@ void Extractor::List(const shell::List* list, const Frame& f) {
 void Extractor::Command(const shell::Command& c, const Frame& frame) {
   Frame f = frame;
   f.here = f.Pos(c.begin);
+  if (f.posix_sh) {
+    std::visit(
+        [&](const auto& n) {
+          using T = std::decay_t<decltype(n)>;
+          if constexpr (std::is_same_v<T, shell::CondCommand>) {
+            NotPosix(f, "[[ ... ]]");
+          } else if constexpr (std::is_same_v<T, shell::ArithCommand> ||
+                               std::is_same_v<T, shell::ArithForClause>) {
+            NotPosix(f, "(( ... ))");
+          } else if constexpr (std::is_same_v<T, shell::Coproc>) {
+            NotPosix(f, "coproc");
+          } else if constexpr (std::is_same_v<T, shell::ForClause>) {
+            if (n.select) NotPosix(f, "select");
+          } else if constexpr (std::is_same_v<T, shell::FunctionDef>) {
+            if (n.keyword) NotPosix(f, "function");
+          } else if constexpr (std::is_same_v<T, shell::CaseClause>) {
+            for (const shell::CaseItem& it : n.items) {
+              if (it.terminator == ";&" || it.terminator == ";;&") NotPosix(f, it.terminator);
+            }
+          }
+        },
+        c.node);
+  }
   std::visit(
       [&](const auto& n) {
         using T = std::decay_t<decltype(n)>;
@@ -213,6 +240,7 @@ void Extractor::Word(const shell::Word& w, const Frame& f) {
 void Extractor::Parts(const shell::ArenaVec<shell::Part>& parts, const Frame& f) {
   using shell::PartKind;
   for (const shell::Part& p : parts) {
+    if (f.posix_sh) PosixPart(p, f);
     switch (p.kind) {
       case PartKind::kDoubleQuoted:
       case PartKind::kLocale:
@@ -259,6 +287,53 @@ void Extractor::Parts(const shell::ArenaVec<shell::Part>& parts, const Frame& f)
       default:
         break;
     }
+  }
+}
+
+void Extractor::PosixPart(const shell::Part& p, const Frame& f) {
+  using shell::PartKind;
+  switch (p.kind) {
+    case PartKind::kAnsiC:
+      NotPosix(f, "$'...'");
+      return;
+    case PartKind::kLocale:
+      NotPosix(f, "$\"...\"");
+      return;
+    case PartKind::kProcSubst:
+      NotPosix(f, "process substitution");
+      return;
+    case PartKind::kExtGlob:
+    case PartKind::kRegexGroup:
+      NotPosix(f, "an extended glob");
+      return;
+    case PartKind::kBrace:
+    case PartKind::kBraceRange:
+      NotPosix(f, "brace expansion");
+      return;
+    case PartKind::kArrayLit:
+    case PartKind::kSubscript:
+      NotPosix(f, "an array");
+      return;
+    case PartKind::kArith:
+      if (f.source.substr(p.begin, 2) == "$[") NotPosix(f, "$[...]");
+      return;
+    case PartKind::kParam: {
+      const shell::ParamExp& pe = *p.param;
+      std::string_view text = f.source.substr(pe.begin, pe.end - pe.begin);
+      // Inside double quotes, bash matches single quotes in ${...} and dash does not: the two
+      // end the expansion at different braces.
+      if (text.find('\'') != std::string_view::npos) NotPosix(f, "a quote inside ${...}");
+      using shell::ParamOp;
+      if (pe.indirect || pe.index != nullptr || pe.op == ParamOp::kSubstring ||
+          pe.op == ParamOp::kReplace || pe.op == ParamOp::kUpper || pe.op == ParamOp::kLower ||
+          pe.op == ParamOp::kTransform || pe.op == ParamOp::kNamesPrefix ||
+          pe.op == ParamOp::kKeys) {
+        NotPosix(f, std::string(text));
+      }
+      return;
+    }
+    default:
+      return;
   }
 }
 
@@ -330,6 +405,13 @@ void Extractor::ArithText(const std::string& text, const Frame& f, const std::st
 void Extractor::Redirect(const shell::Redirect& r, const Frame& f) {
   using shell::RedirOp;
   bool heredoc = r.op == RedirOp::kHeredoc || r.op == RedirOp::kHeredocStrip;
+  if (f.posix_sh) {
+    if (r.op == RedirOp::kHereString) NotPosix(f, "<<<");
+    if (r.op == RedirOp::kOutErr || r.op == RedirOp::kAppendOutErr) NotPosix(f, "&>");
+    if (!r.fd_var.empty()) NotPosix(f, "{name}>");
+    // The delimiter decides where the body ends: <<$'X' ends at X for bash, at $X for dash.
+    if (heredoc) Parts(r.target.parts, f);
+  }
   if (heredoc) {
     // An unquoted here-document body is expanded: its substitutions run.
     if (r.heredoc != nullptr && !r.heredoc->quoted) Word(r.heredoc->body, f);
@@ -474,9 +556,21 @@ void Extractor::Cond(const shell::CondExpr* c, const Frame& f) {
 }
 
 void Extractor::ShellText(const std::string& text, const Frame& f, const std::string& via,
-                          const std::string& subject, bool unverified) {
+                          const std::string& subject, Dialect dialect, bool unverified) {
   Frame g = f.Nested(via, unverified);
+  g.posix_sh = dialect == Dialect::kPosixSh;
   Script(text, g, subject);
+}
+
+void Extractor::NotPosix(const Frame& f, std::string_view what) {
+  // The tree is bash's reading. dash and other POSIX shells read some of bash's syntax as
+  // something else: $'...' is `$' then a single-quoted string, so the quoting of everything
+  // after it shifts; `[[ a > b ]]' and `(( a > b ))' write the file b; `&>' runs in the
+  // background. Judging bash's reading would judge commands other than the ones that run.
+  Unverified(f, f.via,
+             std::string(what) +
+                 " is bash syntax, but this code is run by /bin/sh, which may be dash and read "
+                 "it differently");
 }
 
 void Extractor::Finish() {

@@ -29,6 +29,9 @@ struct Frame {
   int depth = 0;
   std::string via;
   bool in_unverified = false;
+  // The code is run by a POSIX sh (/bin/sh is dash on Debian and Ubuntu), not by bash: whatever
+  // the two read differently makes it unverified (see Extractor::NotPosix).
+  bool posix_sh = false;
 
   shell::Position Pos(uint32_t offset) const {
     return anchored || script == nullptr ? anchor : script->At(offset);
@@ -88,10 +91,18 @@ class Extractor {
   // declare NAME=...): a subscript in it is evaluated as arithmetic.
   void NameOperand(const Frame& f, const Arg& arg, const std::string& subject);
 
+  // Which shell reads a command line given as text. Texts handed to system(), popen() or
+  // `sh -c' by other programs are read by /bin/sh, which may be dash: when in doubt, kPosixSh.
+  enum class Dialect : uint8_t { kBash, kPosixSh };
   // A shell command line given as text to something that runs it (sh -c, su -c, watch, env -S
   // parts, git's command options): parsed and walked one level deeper.
   void ShellText(const std::string& text, const Frame& f, const std::string& via,
-                 const std::string& subject, bool unverified = false);
+                 const std::string& subject, Dialect dialect, bool unverified = false);
+  // `what` appears in code run by a POSIX sh: bash's reading of it, which the walk follows, may
+  // not be the one that runs, so the code is unverified.
+  void NotPosix(const Frame& f, std::string_view what);
+  // The same for one part of a word.
+  void PosixPart(const shell::Part& p, const Frame& f);
 
   const ExtractOptions& options() const { return options_; }
   std::set<std::string> integer_names;  // declared with declare -i (and friends)

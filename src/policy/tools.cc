@@ -38,7 +38,7 @@ void OptionCommand(Extractor& x, const Argv& argv, const Frame& f, const std::st
     x.Unverified(f, Shown(argv), option + " runs a command computed when it runs");
     return;
   }
-  x.ShellText(value, f, Name(argv) + " " + option, Shown(argv));
+  x.ShellText(value, f, Name(argv) + " " + option, Shown(argv), Extractor::Dialect::kPosixSh);
 }
 
 // ---- find ----
@@ -195,7 +195,7 @@ void ApplyEffects(Extractor& x, const Argv& argv, const Frame& f, const ScriptEf
     return;
   }
   for (const std::string& c : e.commands)
-    x.ShellText(c, f, what, Shown(argv));
+    x.ShellText(c, f, what, Shown(argv), Extractor::Dialect::kPosixSh);
   for (const std::string& w : e.writes)
     x.AddWrite(f, w, true, what);
   for (const std::string& c : e.computed)
@@ -431,13 +431,13 @@ void GitConfigValue(Extractor& x, const Argv& argv, const Frame& f, const std::s
   if (key.rfind("alias.", 0) == 0) {
     x.Unverified(f, Shown(argv), how + " defines an alias, which can run any command");
     if (!value.empty() && value[0] == '!')
-      x.ShellText(value.substr(1), f, "git alias", Shown(argv), true);
+      x.ShellText(value.substr(1), f, "git alias", Shown(argv), Extractor::Dialect::kPosixSh, true);
     return;
   }
   if (key == "core.fsmonitor" && (value == "true" || value == "false")) return;
   for (std::string_view k : kGitCommandKeys) {
     if (Matches(key, k)) {
-      x.ShellText(value, f, "git -c " + key, Shown(argv));
+      x.ShellText(value, f, "git -c " + key, Shown(argv), Extractor::Dialect::kPosixSh);
       return;
     }
   }
@@ -621,7 +621,7 @@ bool Git(Extractor& x, const Argv& argv, const Frame& f, int) {
           x.Unverified(f, Shown(argv),
                        "git submodule foreach runs a command computed when it runs");
         } else if (!text.empty()) {
-          x.ShellText(text, f, "git submodule foreach", Shown(argv));
+          x.ShellText(text, f, "git submodule foreach", Shown(argv), Extractor::Dialect::kPosixSh);
         }
         break;
       }

@@ -361,7 +361,7 @@ bool Sudo(Extractor& x, const Argv& argv, const Frame& f, int index) {
       x.Unverified(f, Shown(argv), "sudo -s runs a command line computed when it runs");
       return true;
     }
-    x.ShellText(text, f, "sudo -s", Shown(argv));
+    x.ShellText(text, f, "sudo -s", Shown(argv), Extractor::Dialect::kPosixSh);
     return true;
   }
   RunInner(x, argv, i, f, "sudo");
@@ -399,7 +399,7 @@ bool Flock(Extractor& x, const Argv& argv, const Frame& f, int index) {
       x.Unverified(f, Shown(argv), "flock -c runs a command line computed when it runs");
       return true;
     }
-    x.ShellText(argv[file + 2].text, f, "flock -c", Shown(argv));
+    x.ShellText(argv[file + 2].text, f, "flock -c", Shown(argv), Extractor::Dialect::kPosixSh);
     return true;
   }
   RunFromOperand(x, argv, f, index, p, 1);
@@ -568,7 +568,7 @@ bool Strace(Extractor& x, const Argv& argv, const Frame& f, int index) {
     if (o.name == "-o" || o.name == "--output") {
       if (o.value_static && !o.value.empty() && (o.value[0] == '|' || o.value[0] == '!')) {
         // strace -o '|cmd' pipes the trace into a shell command.
-        x.ShellText(o.value.substr(1), f, "strace -o |", Shown(argv));
+        x.ShellText(o.value.substr(1), f, "strace -o |", Shown(argv), Extractor::Dialect::kPosixSh);
       } else {
         x.AddWrite(f, o.value, o.value_static, "strace " + o.name);
       }
@@ -616,7 +616,7 @@ bool Script(Extractor& x, const Argv& argv, const Frame& f, int index) {
     return true;
   }
   Use(x, index).role = Role::kWrapper;
-  x.ShellText(cmd->value, f, "script -c", Shown(argv));
+  x.ShellText(cmd->value, f, "script -c", Shown(argv), Extractor::Dialect::kPosixSh);
   return true;
 }
 
@@ -646,7 +646,7 @@ bool Watch(Extractor& x, const Argv& argv, const Frame& f, int index) {
     x.Unverified(f, Shown(argv), "watch runs a command line computed when it runs");
     return true;
   }
-  x.ShellText(text, f, "watch", Shown(argv));
+  x.ShellText(text, f, "watch", Shown(argv), Extractor::Dialect::kPosixSh);
   return true;
 }
 
@@ -685,7 +685,7 @@ bool Su(Extractor& x, const Argv& argv, const Frame& f, int index) {
     return true;
   }
   Use(x, index).role = Role::kWrapper;
-  x.ShellText(command->text, f, name + " -c", Shown(argv));
+  x.ShellText(command->text, f, name + " -c", Shown(argv), Extractor::Dialect::kPosixSh);
   return true;
 }
 

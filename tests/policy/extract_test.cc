@@ -143,6 +143,37 @@ TEST(Extract, ShellsWithALiteralScript) {
   EXPECT_FALSE(ExtractScript("bash -c 'rm -rf ~'").commands[1].argv[2].is_static);
 }
 
+// /bin/sh is dash on Debian and Ubuntu, and dash reads some of bash's syntax as something else:
+// `$'\' ; rm x #'` is one string for bash, but `$`, then '\', then `; rm x` for dash. Texts run
+// by a POSIX sh (sh -c, and what tools hand to system(), popen() or sh -c) are unverified when
+// they use such syntax; bash -c, eval and trap are read by bash.
+TEST(Extract, TextsRunByPosixShAreReadAsDashWouldReadThem) {
+  ExpectUnverified({
+      R"(sh -c "echo \$'\\' ; rm -rf victim #'")",
+      R"(dash -c 'echo $"x"')",
+      R"(/bin/sh -c "echo \$'\\' ; ls #'")",
+      R"(awk "BEGIN { system(\"echo \$'\\\\' ; rm -f victim #'\") }")",
+      R"(echo x | sed "1e echo \$'\\\\' ; rm -f victim #'")",
+      R"(tar -cf /dev/null --to-command="echo \$'\\' ; ls #'" f)",
+      R"(git -c core.pager="echo \$'\\' ; ls #'" log)",
+      R"(watch "echo \$'\\' ; ls #'")",
+      R"(man -P "echo \$'\\' ; ls #'" ls)",
+      // dash ends ${...} at the first brace even inside single quotes in double quotes.
+      R"(sh -c "a=\"\${x:-'}\"; echo INJECT; #'}\"")",
+      // The here-document ends at X for bash, at $X for dash.
+      "sh -c 'cat <<$'\\''X'\\''\n$X\nls\nX'",
+      // Each writes the file b in dash.
+      "sh -c '[[ a > b ]]'",
+      "sh -c '(( a > b ))'",
+      "sh -c 'echo {a,b}'",
+      "sh -c 'cat <<< x'",
+      "sh -c 'ls |& cat'",
+      "sh -c 'echo ${x/a/b}'",
+  });
+  ExpectVerified({"sh -c 'ls; echo \"$x\"'", "sh -c \"grep 'x$' f\"",
+                  R"(bash -c "echo \$'\\' ; ls #'")", "sh -c 'echo ${x:-a} ${#x} ${x%%.*}'"});
+}
+
 TEST(Extract, Wrappers) {
   ExpectCommands({
       {"timeout 5 a", {"wrapper: timeout 5 a", "command: a"}},
