@@ -294,19 +294,20 @@ bool Awk(Extractor& x, const Argv& argv, const Frame& f, int) {
   }
   std::string program;
   bool have_program = false;
-  for (const ParsedOption& o : p.options) {
+  // One option, with its full name; false when the program cannot be read with certainty.
+  auto option = [&](const ParsedOption& o) {
     const std::string& n = o.name;
     if (n == "-f" || n == "--file" || n == "-E" || n == "--exec" || n == "-i" || n == "--include" ||
-        n == "-l" || n == "--load" || (n == "-W" && o.value.rfind("e", 0) == 0)) {
+        n == "-l" || n == "--load") {
       x.Unverified(f, Shown(argv),
                    Name(argv) + " " + n + " reads program code from " + o.value +
                        ", which the policy cannot see");
-      return true;
+      return false;
     }
     if (n == "-e" || n == "--source") {
       if (!o.value_static) {
         x.Unverified(f, Shown(argv), Name(argv) + "'s program is computed when it runs");
-        return true;
+        return false;
       }
       program += (have_program ? "\n" : "") + o.value;
       have_program = true;
@@ -319,6 +320,30 @@ bool Awk(Extractor& x, const Argv& argv, const Frame& f, int) {
                                                                   : "awkprof.out";
       x.AddWrite(f, file, o.value_static, Name(argv) + " " + n);
     }
+    return true;
+  };
+  for (const ParsedOption& o : p.options) {
+    if (o.name != "-W") {
+      if (!option(o)) return true;
+      continue;
+    }
+    // gawk reads -W NAME[=VALUE] as --NAME[=VALUE], abbreviations included (-W so=TEXT is
+    // --source=TEXT); mawk has -W options of its own (-W exec FILE reads the program from FILE).
+    // The value is read as the long option it names; one that needs the next word (-W source
+    // TEXT), an unknown or an ambiguous name cannot be read with certainty.
+    ParsedOptions w;
+    if (o.value_static && !o.value.empty()) {
+      w = ParseOptions(Argv{argv[0], Arg{"--" + o.value, true, {}}}, 1, spec);
+    }
+    if (!o.value_static || o.value.empty() || !w.error.empty() || w.options.size() != 1 ||
+        !w.operands.empty()) {
+      x.Unverified(f, Shown(argv),
+                   Name(argv) + " -W " + o.value +
+                       " is not an option safesh can read; -W options can load code or read "
+                       "the program from elsewhere");
+      return true;
+    }
+    if (!option(w.options[0])) return true;
   }
   if (!have_program) {
     if (p.first_operand >= argv.size()) return true;

@@ -370,6 +370,22 @@ TEST(Extract, ExecCapableOptionsOfOrdinaryTools) {
                   "tar xzf x.tar.gz -C dir", "zip -r z.zip d"});
 }
 
+// gawk reads -W NAME[=VALUE] as --NAME[=VALUE], with abbreviations: -W source= is a program,
+// -W load=, include=, file= and exec= read code from elsewhere.
+TEST(Extract, AwkDashWOptions) {
+  EXPECT_TRUE(Has(ExtractScript(R"(awk -W source='BEGIN{system("a")}')"), "command: a"));
+  EXPECT_TRUE(Has(ExtractScript(R"(awk -Wsource='BEGIN{system("a")}')"), "command: a"));
+  EXPECT_TRUE(Has(ExtractScript(R"(gawk -W so='BEGIN{system("a")}' f)"), "command: a"));
+  // The program given with -W source is the program: the first operand is a file.
+  EXPECT_TRUE(Has(ExtractScript(R"(awk -W source='BEGIN{system("a")}' '{print}')"), "command: a"));
+  ExpectUnverified({"awk -W load=x '{print}'", "awk -W include=x '{print}'", "awk -W file=x",
+                    "awk -W exec=x", "awk -W e=x", "awk -Wload=x 1", "awk -W so 'BEGIN{}'",
+                    "awk -W nosuchoption 1", "awk -W \"$o\" 1", "awk --load=x 1",
+                    "awk --include x 1", "awk -l x 1", "awk -i x 1", "awk -E x", "awk -f x",
+                    "awk --exec=x", "awk --so=\"$p\""});
+  ExpectVerified({"awk -W version", "awk -W lint '{print}' f", "awk -W posix 1 f"});
+}
+
 TEST(Extract, LookupsDoNotRunTheCommand) {
   ExpectCommands({
       {"command -v rm", {"command: command -v rm"}},
