@@ -297,7 +297,7 @@ bool Mapfile(Extractor& x, const Argv& argv, const Frame& f, int) {
     x.Unverified(f, Shown(argv), argv[0].text + " -C runs its callback as code for each line");
   }
   for (size_t i = b.operands; i < argv.size(); ++i)
-    x.NameOperand(f, argv[i], Shown(argv));
+    x.NameOperand(f, argv[i], Shown(argv), Extractor::NameUse::kAssigns);
   if (b.computed) x.Runtime(f, Shown(argv), argv[0].text + "'s arguments are computed");
   return true;
 }
@@ -368,16 +368,18 @@ bool Fc(Extractor& x, const Argv& argv, const Frame& f, int) {
 
 bool Printf(Extractor& x, const Argv& argv, const Frame& f, int) {
   BuiltinArgs b = ReadBuiltinOptions(argv, "v");
-  if (const Arg* name = OptionValue(b, 'v')) x.NameOperand(f, *name, Shown(argv));
+  if (const Arg* name = OptionValue(b, 'v'))
+    x.NameOperand(f, *name, Shown(argv), Extractor::NameUse::kAssigns);
   if (b.computed) x.Runtime(f, Shown(argv), "printf's options are computed when it runs");
   return true;
 }
 
 bool Read(Extractor& x, const Argv& argv, const Frame& f, int) {
   BuiltinArgs b = ReadBuiltinOptions(argv, "adinNptu");
-  if (const Arg* name = OptionValue(b, 'a')) x.NameOperand(f, *name, Shown(argv));
+  if (const Arg* name = OptionValue(b, 'a'))
+    x.NameOperand(f, *name, Shown(argv), Extractor::NameUse::kAssigns);
   for (size_t i = b.operands; i < argv.size(); ++i)
-    x.NameOperand(f, argv[i], Shown(argv));
+    x.NameOperand(f, argv[i], Shown(argv), Extractor::NameUse::kAssigns);
   if (b.computed) x.Runtime(f, Shown(argv), "read's options are computed when it runs");
   return true;
 }
@@ -386,34 +388,38 @@ bool Unset(Extractor& x, const Argv& argv, const Frame& f, int) {
   BuiltinArgs b = ReadBuiltinOptions(argv, "");
   if (HasOption(b, 'f')) return true;  // function names are not evaluated
   for (size_t i = b.operands; i < argv.size(); ++i)
-    x.NameOperand(f, argv[i], Shown(argv));
+    x.NameOperand(f, argv[i], Shown(argv), Extractor::NameUse::kDeclares);
   if (b.computed) x.Runtime(f, Shown(argv), "unset's options are computed when it runs");
   return true;
 }
 
 bool Test(Extractor& x, const Argv& argv, const Frame& f, int) {
   for (size_t i = 1; i + 1 < argv.size(); ++i) {
-    if (argv[i].is_static && argv[i].text == "-v") x.NameOperand(f, argv[i + 1], Shown(argv));
+    if (argv[i].is_static && argv[i].text == "-v") {
+      x.NameOperand(f, argv[i + 1], Shown(argv), Extractor::NameUse::kTests);
+    }
   }
   return true;
 }
 
 bool Getopts(Extractor& x, const Argv& argv, const Frame& f, int) {
-  if (argv.size() > 2) x.NameOperand(f, argv[2], Shown(argv));
+  if (argv.size() > 2) x.NameOperand(f, argv[2], Shown(argv), Extractor::NameUse::kAssigns);
   return true;
 }
 
 bool Wait(Extractor& x, const Argv& argv, const Frame& f, int) {
   BuiltinArgs b = ReadBuiltinOptions(argv, "p");
-  if (const Arg* name = OptionValue(b, 'p')) x.NameOperand(f, *name, Shown(argv));
+  if (const Arg* name = OptionValue(b, 'p'))
+    x.NameOperand(f, *name, Shown(argv), Extractor::NameUse::kAssigns);
   return true;
 }
 
 // declare, typeset, local, export, readonly: NAME and NAME=VALUE operands.
 bool Declare(Extractor& x, const Argv& argv, const Frame& f, int) {
   BuiltinArgs b = ReadBuiltinOptions(argv, "");
-  bool integer = false, nameref = false, functions = false;
+  bool integer = false, nameref = false, functions = false, print = false;
   for (const auto& o : b.options) {
+    print = print || o.first == 'p';
     integer = integer || o.first == 'i';
     nameref = nameref || o.first == 'n';
     functions = functions || o.first == 'f' || o.first == 'F';
@@ -449,7 +455,10 @@ bool Declare(Extractor& x, const Argv& argv, const Frame& f, int) {
     std::string name = eq == std::string::npos ? a.text : a.text.substr(0, eq);
     if (!name.empty() && name.back() == '+') name.pop_back();
     std::string base = name.substr(0, name.find('['));
-    x.NameOperand(f, Arg{name, true, {}}, Shown(argv));
+    // declare -p NAME only prints it.
+    bool prints = print && eq == std::string::npos;
+    x.NameOperand(f, Arg{name, true, {}}, Shown(argv),
+                  prints ? Extractor::NameUse::kTests : Extractor::NameUse::kDeclares);
     if (integer) x.integer_names.insert(base);
     if (nameref && eq != std::string::npos) {
       x.Unverified(f, Shown(argv),

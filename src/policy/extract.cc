@@ -197,6 +197,18 @@ void Extractor::Command(const shell::Command& c, const Frame& frame) {
           List(n.else_body, f);
         } else if constexpr (std::is_same_v<T, shell::ForClause>) {
           Words(n.items, f);
+          // The loop variable is assigned each item (`for PATH in /tmp/evil').
+          std::string subject = std::string(n.select ? "select " : "for ") + std::string(n.name);
+          Argv items = EvaluateWords(n.items, f.source);
+          bool each_static = n.has_in;
+          for (const Arg& a : items) {
+            if (a.is_static) {
+              Variable(f, n.name, &a.text, subject);
+            } else {
+              each_static = false;
+            }
+          }
+          if (!each_static) Variable(f, n.name, nullptr, subject);
           List(n.body, f);
         } else if constexpr (std::is_same_v<T, shell::ArithForClause>) {
           Arith(&n.init, f);
@@ -220,6 +232,8 @@ void Extractor::Command(const shell::Command& c, const Frame& frame) {
           // The body runs whenever the function is called: it is judged like any other code.
           if (n.body) Command(*n.body, f);
         } else if constexpr (std::is_same_v<T, shell::Coproc>) {
+          // The coprocess's descriptors are stored in an array of that name (`coproc PATH').
+          Assigned(f, n.name, "coproc " + std::string(n.name));
           if (n.body) Command(*n.body, f);
         }
       },
@@ -273,6 +287,8 @@ void Extractor::Parts(const shell::ArenaVec<shell::Part>& parts, const Frame& f)
         if (pe.replacement) Word(*pe.replacement, f);
         Arith(pe.arith, f);
         Arith(pe.arith2, f);
+        // ${NAME:=value} assigns when NAME is unset or empty.
+        if (pe.op == shell::ParamOp::kAssign && !pe.indirect) Assigned(f, pe.name, text);
         if (pe.op == shell::ParamOp::kTransform && pe.op_text == "P") {
           Unverified(f, text,
                      "${...@P} expands the value as a prompt string, which can run commands");
@@ -360,6 +376,14 @@ void Extractor::ArithExpr(const shell::ArithExpr* e, const Frame& f) {
       }
       break;
     default:
+      // `(( PATH = 1 ))', `let PATH++': arithmetic assigns too.
+      if (e->a != nullptr && e->a->kind == shell::ArithKind::kVariable &&
+          (((e->kind == shell::ArithKind::kUnary || e->kind == shell::ArithKind::kPostfix) &&
+            (e->op == "++" || e->op == "--")) ||
+           (e->kind == shell::ArithKind::kBinary && e->op.size() >= 1 && e->op.back() == '=' &&
+            e->op != "==" && e->op != "!=" && e->op != "<=" && e->op != ">="))) {
+        Assigned(f, e->a->text, std::string(e->a->text) + std::string(e->op));
+      }
       ArithExpr(e->a, f);
       ArithExpr(e->b, f);
       ArithExpr(e->c, f);
@@ -418,7 +442,8 @@ void Extractor::Redirect(const shell::Redirect& r, const Frame& f) {
     return;
   }
   if (!r.fd_var.empty())
-    NameOperand(f, Arg{std::string(r.fd_var), true, {}}, "{" + std::string(r.fd_var) + "}");
+    NameOperand(f, Arg{std::string(r.fd_var), true, {}}, "{" + std::string(r.fd_var) + "}",
+                NameUse::kAssigns);
   if (r.close) return;
   Word(r.target, f);
   WordValue t = EvaluateWord(r.target, f.source);
@@ -474,15 +499,28 @@ void Extractor::Assignment(const shell::Assignment& a, const Frame& f, bool pers
 
 void Extractor::Variable(const Frame& f, std::string_view name, const std::string* value,
                          const std::string& subject) {
+  Assigned(f, name, subject);
+  assigns.push_back({std::string(name), value ? *value : std::string(), value != nullptr, f});
+}
+
+void Extractor::Assigned(const Frame& f, std::string_view name, const std::string& subject) {
   if (IsDangerousVariable(name)) {
     Unverified(f, subject,
                "setting " + std::string(name) +
                    " changes which programs or code run, in ways the policy cannot follow");
   }
-  assigns.push_back({std::string(name), value ? *value : std::string(), value != nullptr, f});
 }
 
-void Extractor::NameOperand(const Frame& f, const Arg& arg, const std::string& subject) {
+void Extractor::NameOperand(const Frame& f, const Arg& arg, const std::string& subject,
+                            NameUse use) {
+  if (arg.is_static && use != NameUse::kTests) {
+    std::string base = arg.text.substr(0, arg.text.find('['));
+    // `read PATH', `printf -v PATH', `unset PATH' (bash then looks in the current folder),
+    // `local PATH' (empty inside the function): each changes which programs run.
+    Assigned(f, base, subject);
+    // An integer variable evaluates the value it is given as arithmetic.
+    if (use == NameUse::kAssigns) assigns.push_back({base, std::string(), false, f});
+  }
   if (!arg.is_static) {
     std::string why = "the variable name `" + arg.text +
                       "' is computed when it runs; a subscript in it is evaluated as arithmetic, "
@@ -530,7 +568,7 @@ void Extractor::Cond(const shell::CondExpr* c, const Frame& f) {
         WordValue v = EvaluateWord(c->word, f.source);
         Arg a{v.is_static && v.values.size() == 1 ? v.values[0] : v.source,
               v.is_static && v.values.size() == 1, v.why};
-        NameOperand(f, a, "[[ -v " + v.source + " ]]");
+        NameOperand(f, a, "[[ -v " + v.source + " ]]", NameUse::kTests);
       }
       return;
     }

@@ -87,9 +87,18 @@ class Extractor {
   // `value` is the static value, when there is one.
   void Variable(const Frame& f, std::string_view name, const std::string* value,
                 const std::string& subject);
+  // A variable is given a value, or unset, at run time: setting a dangerous one (PATH, ...)
+  // is unverified, like an assignment.
+  void Assigned(const Frame& f, std::string_view name, const std::string& subject);
+  // What a command does with a name operand.
+  enum class NameUse : uint8_t {
+    kAssigns,   // gives it a value read when it runs (read, printf -v, mapfile, {NAME}>, ...)
+    kDeclares,  // unsets or declares it (unset, local, declare): its value changes too
+    kTests,     // only looks at it (test -v, [[ -v ]])
+  };
   // A name operand that bash may evaluate (read NAME, printf -v NAME, unset NAME, test -v NAME,
   // declare NAME=...): a subscript in it is evaluated as arithmetic.
-  void NameOperand(const Frame& f, const Arg& arg, const std::string& subject);
+  void NameOperand(const Frame& f, const Arg& arg, const std::string& subject, NameUse use);
 
   // Which shell reads a command line given as text. Texts handed to system(), popen() or
   // `sh -c' by other programs are read by /bin/sh, which may be dash: when in doubt, kPosixSh.

@@ -461,6 +461,35 @@ TEST(Extract, VariablesThatChangeWhatRuns) {
   ExpectVerified({"X=1 ls", "IFS=, read -r a b", "export FOO=1", "LANG=C sort f"});
 }
 
+// Every way bash gives a variable a value goes through the same check as NAME=VALUE.
+TEST(Extract, EveryAssignmentOfADangerousVariableIsChecked) {
+  ExpectUnverified({"for PATH in /tmp/evil; do ls; done",
+                    "select PATH in /tmp/evil; do ls; done",
+                    "for PATH; do ls; done",
+                    "printf -v PATH %s /tmp/evil; ls",
+                    "bash -ac 'for BASH_ENV in /dev/stdin; do bash -c true <<< x; done'",
+                    "coproc PATH { cat; }",
+                    "read PATH <<< /tmp/evil; ls",
+                    "read -a PATH <<< /tmp/evil",
+                    "mapfile PATH < f; ls",
+                    "readarray -t PATH < f",
+                    "getopts a PATH",
+                    "wait -p PATH",
+                    "exec {PATH}>/dev/null; ls",
+                    "ls {BASH_ENV}>/dev/null",
+                    "unset PATH; ls",
+                    "f() { local PATH; ls; }",
+                    "(( PATH = 1 ))",
+                    "let PATH++",
+                    "for ((PATH=1; ;)); do ls; done",
+                    ": ${BASH_ENV:=/tmp/x}",
+                    "read 'PATH[0]' <<< x"});
+  ExpectVerified({"for f in a b; do echo; done", "test -v PATH", "[[ -v PATH ]]", "declare -p PATH",
+                  "read -r line", "(( n = 1 ))", ": ${x:=1}"});
+  // An integer variable evaluates what read gives it as arithmetic.
+  EXPECT_FALSE(ExtractScript("declare -i n; read n").runtime.empty());
+}
+
 TEST(Extract, ParseErrors) {
   Extraction e = ExtractScript("ls; if true; then");
   ASSERT_TRUE(e.parse_error.has_value());
