@@ -9,10 +9,24 @@ namespace {
 
 // Variables whose value makes bash, the dynamic loader or common programs run other code, find
 // programs elsewhere, or read options and configuration that can run commands.
-// (IFS is not among them: it only changes how computed words split, and those are never
-// treated as known.)
+// Not among them, because nothing they change is treated as known: IFS only changes how
+// computed words split; GLOBIGNORE only changes what globs match (and sets dotglob), and globs
+// are computed; FUNCNEST and TIMEFORMAT change no program; CDPATH changes where `cd' goes, and
+// the policy never judges by the current folder.
 constexpr std::string_view kDangerousVariables[] = {
     "PATH",
+    // The table behind `hash': BASH_CMDS=([ls]=/bin/rm) makes `ls' run rm.
+    "BASH_CMDS",
+    // Alias definitions, read when aliases are expanded (interactive shells, expand_aliases).
+    "BASH_ALIASES",
+    // Sends xtrace output to a descriptor number, which may be a file opened elsewhere.
+    "BASH_XTRACEFD",
+    // Changes how bash reads and runs scripts (quoting in [[ ]], locale strings, ...): the
+    // policy reads them as the current bash does.
+    "BASH_COMPAT",
+    // bash's posix mode, and GNU tools stop reading options at the first operand: the policy
+    // reads arguments as they are read without it.
+    "POSIXLY_CORRECT",
     "PS4",
     "PROMPT_COMMAND",
     "BASH_ENV",

@@ -453,12 +453,28 @@ TEST(Extract, ArithmeticContexts) {
 }
 
 TEST(Extract, VariablesThatChangeWhatRuns) {
-  ExpectUnverified({"PATH=/tmp ls", "LD_PRELOAD=./x.so ls", "BASH_ENV=./e bash -c true",
-                    "GIT_EXTERNAL_DIFF=x git diff", "PS4='$(a)'; set -x", "export PATH=/tmp",
-                    "env LD_PRELOAD=x ls", "declare -x PROMPT_COMMAND=a", "PAGER=x man ls",
-                    "HOME=/tmp git status", "sudo LD_PRELOAD=x ls",
-                    "env 'BASH_FUNC_x%%=() { a; }' bash"});
-  ExpectVerified({"X=1 ls", "IFS=, read -r a b", "export FOO=1", "LANG=C sort f"});
+  ExpectUnverified({"PATH=/tmp ls",
+                    "LD_PRELOAD=./x.so ls",
+                    "BASH_ENV=./e bash -c true",
+                    "GIT_EXTERNAL_DIFF=x git diff",
+                    "PS4='$(a)'; set -x",
+                    "export PATH=/tmp",
+                    "env LD_PRELOAD=x ls",
+                    "declare -x PROMPT_COMMAND=a",
+                    "PAGER=x man ls",
+                    "HOME=/tmp git status",
+                    "sudo LD_PRELOAD=x ls",
+                    "env 'BASH_FUNC_x%%=() { a; }' bash",
+                    "BASH_CMDS=([ls]=/bin/rm); ls victim",
+                    "BASH_CMDS[ls]=/bin/rm; ls victim",
+                    "BASH_ALIASES[ls]='rm -f'",
+                    "BASH_XTRACEFD=3",
+                    "BASH_COMPAT=31",
+                    "POSIXLY_CORRECT=1 sort f -o x",
+                    "EXECIGNORE='*'",
+                    "BASH_LOADABLES_PATH=. enable x"});
+  ExpectVerified({"X=1 ls", "IFS=, read -r a b", "export FOO=1", "LANG=C sort f", "FUNCNEST=10 ls",
+                  "GLOBIGNORE=x ls"});
 }
 
 // Every way bash gives a variable a value goes through the same check as NAME=VALUE.
