@@ -36,13 +36,15 @@ bool IsNetworkPath(std::string_view s) {
   return s.rfind("/dev/tcp/", 0) == 0 || s.rfind("/dev/udp/", 0) == 0;
 }
 
-// Redirection targets that are not files: writing to them changes nothing on disk.
+// Write targets that are not files: writing to them changes nothing on disk.
 bool IsHarmlessTarget(std::string_view s) {
-  if (s == "/dev/null" || s == "/dev/stdout" || s == "/dev/stderr" || s == "/dev/tty") return true;
-  if (s.rfind("/dev/fd/", 0) == 0 && s.size() > 8) {
-    return std::all_of(s.begin() + 8, s.end(), [](char c) { return c >= '0' && c <= '9'; });
-  }
-  return false;
+  return s == "/dev/null" || s == "/dev/tty";
+}
+
+// Names that reopen the file behind descriptor 1 or 2: harmless while those are the output the
+// command line was given.
+bool IsStdOutputName(std::string_view s) {
+  return s == "/dev/stdout" || s == "/dev/stderr" || s == "/dev/fd/1" || s == "/dev/fd/2";
 }
 
 bool IsDescriptor(std::string_view s) {
@@ -429,6 +431,25 @@ void Extractor::ArithText(const std::string& text, const Frame& f, const std::st
 void Extractor::Redirect(const shell::Redirect& r, const Frame& f) {
   using shell::RedirOp;
   bool heredoc = r.op == RedirOp::kHeredoc || r.op == RedirOp::kHeredocStrip;
+  {
+    // Does this make descriptor 1 or 2 point at something other than the line's own output?
+    // Writing to a file already counts as a write; anything else (reading a file, a
+    // here-document, a copy of another descriptor) means a later >/dev/stderr could reopen a
+    // file the policy never saw written.
+    bool input = r.op == RedirOp::kIn || r.op == RedirOp::kInOut || r.op == RedirOp::kDupIn ||
+                 heredoc || r.op == RedirOp::kHereString;
+    int fd = r.fd >= 0 ? r.fd : input ? 0 : 1;
+    if (r.fd_var.empty() && !r.close && (fd == 1 || fd == 2)) {
+      if (r.op == RedirOp::kDupIn || r.op == RedirOp::kDupOut) {
+        WordValue t = EvaluateWord(r.target, f.source);
+        bool std_copy = t.is_static && t.values.size() == 1 &&
+                        (t.values[0] == "1" || t.values[0] == "2" || t.values[0] == "-");
+        if (!std_copy) StdStreamRedirected();
+      } else if (input) {
+        StdStreamRedirected();
+      }
+    }
+  }
   if (f.posix_sh) {
     if (r.op == RedirOp::kHereString) NotPosix(f, "<<<");
     if (r.op == RedirOp::kOutErr || r.op == RedirOp::kAppendOutErr) NotPosix(f, "&>");
@@ -475,8 +496,17 @@ void Extractor::Redirect(const shell::Redirect& r, const Frame& f) {
     Network(f, shown, "opens a network connection (" + target + ")");
     return;
   }
-  if (t.is_static && t.values.size() == 1 && IsHarmlessTarget(target)) return;
-  AddWrite(f, target, t.is_static && t.values.size() == 1, how);
+  OutputFile(f, target, t.is_static && t.values.size() == 1, how);
+}
+
+void Extractor::OutputFile(const Frame& f, const std::string& target, bool is_static,
+                           const std::string& how) {
+  if (is_static && IsHarmlessTarget(target)) return;
+  if (is_static && IsStdOutputName(target)) {
+    std_stream_writes_.push_back({target, true, how, f.here});
+    return;
+  }
+  AddWrite(f, target, is_static, how);
 }
 
 void Extractor::Assignment(const shell::Assignment& a, const Frame& f, bool persists) {
@@ -612,7 +642,12 @@ void Extractor::NotPosix(const Frame& f, std::string_view what) {
 }
 
 void Extractor::Finish() {
-  if (integer_names.empty()) return;
+  if (std_streams_redirected_) {
+    for (Write& w : std_stream_writes_) {
+      w.how += " (descriptor 1 or 2 is pointed elsewhere in the line, so this can reopen a file)";
+      out.writes.push_back(std::move(w));
+    }
+  }
   // A variable declared integer evaluates every value assigned to it as arithmetic.
   for (const PendingAssign& a : assigns) {
     if (!integer_names.count(a.name)) continue;

@@ -81,6 +81,15 @@ class Extractor {
   void Unverified(const Frame& f, std::string subject, std::string reason);
   void Runtime(const Frame& f, std::string subject, std::string reason);
   void AddWrite(const Frame& f, std::string target, bool is_static, std::string how);
+  // A file opened for writing by name (a redirection, tee, dd of=). /dev/null and /dev/tty are
+  // harmless. /dev/stdout and /dev/stderr (and /dev/fd/1, /dev/fd/2) reopen whatever the
+  // descriptor points to: harmless unless the line points descriptor 1 or 2 at a file of its own
+  // (`2<victim >/dev/stderr' overwrites victim), which Finish decides. Other /dev/fd/N and
+  // /proc/.../fd/N are writes to a file the policy cannot name.
+  void OutputFile(const Frame& f, const std::string& target, bool is_static,
+                  const std::string& how);
+  // Descriptor 1 or 2 is made to point at something other than the output it was given.
+  void StdStreamRedirected() { std_streams_redirected_ = true; }
   void Network(const Frame& f, std::string subject, std::string reason);
 
   // A variable assignment seen anywhere: NAME=VALUE, export NAME=VALUE, env NAME=VALUE.
@@ -129,6 +138,8 @@ class Extractor {
   std::vector<std::shared_ptr<shell::Script>> nested_;
   std::vector<std::shared_ptr<shell::Arena>> arith_arenas_;
   std::vector<std::unique_ptr<std::string>> texts_;
+  bool std_streams_redirected_ = false;
+  std::vector<Write> std_stream_writes_;  // writes to /dev/stdout and the like, see OutputFile
 };
 
 // Handlers for commands by name; each returns true when it recognised the command.

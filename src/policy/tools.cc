@@ -918,11 +918,7 @@ bool Tee(Extractor& x, const Argv& argv, const Frame& f, int) {
       }
       if (a.text.size() > 1 && a.text[0] == '-') continue;  // -a, --append, --output-error=...
     }
-    if (a.is_static && (a.text == "/dev/null" || a.text == "/dev/stdout" ||
-                        a.text == "/dev/stderr" || a.text == "/dev/tty")) {
-      continue;
-    }
-    x.AddWrite(f, a.text, a.is_static, "tee");
+    x.OutputFile(f, a.text, a.is_static, "tee");
   }
   return true;
 }
@@ -936,9 +932,7 @@ bool Dd(Extractor& x, const Argv& argv, const Frame& f, int) {
     }
     if (a.text.rfind("of=", 0) == 0) {
       std::string target = a.text.substr(3);
-      if (target != "/dev/null" && target != "/dev/stdout" && target != "/dev/stderr") {
-        x.AddWrite(f, target, true, "dd of=");
-      }
+      x.OutputFile(f, target, true, "dd of=");
     }
   }
   return true;

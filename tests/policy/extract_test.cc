@@ -253,7 +253,20 @@ TEST(Extract, RedirectionsThatWrite) {
            {"a > f", {"f"}},
            {"a >> f 2> g &> h &>> i >| j <> k", {"f", "g", "h", "i", "j", "k"}},
            {"a >& f", {"f"}},
-           {"a > /dev/null 2>&1 >/dev/stderr >/dev/stdout >/dev/tty 3>&- 4>&2- >/dev/fd/3", {}},
+           {"a > /dev/null 2>&1 >/dev/stderr >/dev/stdout >/dev/tty 3>&- 4>&2- >/dev/fd/2", {}},
+           // These reopen the file behind the descriptor for writing: `3<victim >/dev/fd/3'
+           // overwrites victim.
+           {"a 3<victim >/dev/fd/3", {"/dev/fd/3"}},
+           {"a >/dev/fd/0 >/dev/stdin >/proc/self/fd/1",
+            {"/dev/fd/0", "/dev/stdin", "/proc/self/fd/1"}},
+           // Harmless only while descriptors 1 and 2 are the line's own output.
+           {"a 2<victim >/dev/stderr", {"/dev/stderr"}},
+           {"a 1<>victim; b >/dev/fd/1", {"victim", "/dev/fd/1"}},
+           {"exec 3<victim; a 1>&3 >/dev/stdout", {"/dev/stdout"}},
+           {"{ a >/dev/stderr; } 2<victim", {"/dev/stderr"}},
+           {"bash -c 'a >/dev/stderr' 2<victim", {"/dev/stderr"}},
+           {"a | tee /dev/stderr 2<<<x", {"/dev/stderr"}},
+           {"a < in >/dev/stdout 2>&1", {}},
            {"a < in.txt <<< x", {}},
            {"(a > f)", {"f"}},
            {"{ a; } > f", {"f"}},
