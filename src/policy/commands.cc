@@ -111,7 +111,7 @@ bool RunShell(Extractor& x, const Argv& argv, const Frame& f, int index) {
     const Arg& a = argv[i];
     if (!a.is_static) {
       x.Unverified(f, Shown(argv),
-                   "the shell's option `" + a.text +
+                   "the shell's argument `" + a.text +
                        "' is computed when it runs, so safesh "
                        "cannot tell what the shell will run");
       return true;

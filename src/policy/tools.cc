@@ -159,6 +159,19 @@ bool Find(Extractor& x, const Argv& argv, const Frame& f, int) {
       if (inner[0].is_static && inner[0].text.find("{}") != std::string::npos) {
         x.Unverified(f, Shown(argv), "find " + w + " runs the files it finds as commands");
       } else {
+        // find puts each file's name wherever {} appears, inside words too: `sh -c 'echo {}''
+        // runs file names as shell code. A word that is exactly {} is a path under a starting
+        // point, harmless as a file operand, but a command that reads code or options from its
+        // words (a shell, awk, sed, rg --pre, a wrapper, ...) could take it as code.
+        std::string base = inner[0].is_static ? BaseName(inner[0].text) : std::string();
+        bool reads_code = !inner[0].is_static || FindBuiltinHandler(base) != nullptr ||
+                          FindWrapperHandler(base) != nullptr || FindToolHandler(base) != nullptr;
+        for (Arg& a : inner) {
+          if (!a.is_static || a.text.find("{}") == std::string::npos) continue;
+          if (a.text == "{}" && !reads_code) continue;
+          a.is_static = false;
+          a.why = "find " + w + " replaces {} with the name of each file it finds";
+        }
         RunInner(x, inner, 0, f, "find " + w);
       }
       i = end;

@@ -136,6 +136,14 @@ Verdict FromExtraction(const Policy* policy, Extraction ex, std::string_view str
   for (const Finding& f : v.runtime)
     asks.push_back(Quote(f.subject) + ": " + f.reason);
   for (JudgedCommand& c : v.commands) {
+    // A wrapper or shell run by xargs receives words read from its input, which could be the
+    // command it runs or its options (`xargs timeout 5 rg x' gives rg file names that could
+    // be --pre=...): the words are not known, transparent or not.
+    if (Transparent(c.use) && c.use.takes_input_args && !c.use.in_unverified) {
+      asks.push_back(Quote(ShowArgv(c.use.argv)) + Where(c.use) +
+                     " receives more arguments read from its input");
+      continue;
+    }
     if (Transparent(c.use)) continue;
     RuleMatch m = MatchAny(policy->auto_approve(), c.use.argv, /*by_base_name=*/false);
     if (m.yes != nullptr && c.matched.empty()) c.matched = "auto_approve: " + m.yes->text;

@@ -713,7 +713,29 @@ bool Xargs(Extractor& x, const Argv& argv, const Frame& f, int index) {
     RunInner(x, echo, 0, f, "xargs", /*takes_input_args=*/true);
     return true;
   }
-  RunInner(x, argv, p.first_operand, f, "xargs", /*takes_input_args=*/true);
+  // With -I R, -i[R] or --replace[=R], xargs puts each input line wherever R appears, inside
+  // words too: `xargs -I{} sh -c 'echo {}'' runs input as shell code. Such words are computed.
+  std::string replace;
+  for (const ParsedOption& o : p.options) {
+    if (o.name == "-I" || o.name == "-i" || o.name == "--replace") {
+      if (!o.value_static) {
+        x.Unverified(f, Shown(argv),
+                     "xargs " + o.name + " uses a replace string computed when it runs");
+        return true;
+      }
+      replace = o.has_value ? o.value : std::string("{}");
+    }
+  }
+  Argv run = argv;
+  if (!replace.empty()) {
+    for (size_t k = p.first_operand; k < run.size(); ++k) {
+      if (run[k].text.find(replace) == std::string::npos) continue;
+      run[k].is_static = false;
+      run[k].why = "xargs replaces " + replace + " with a line of its input";
+    }
+  }
+  // With a replace string, xargs appends nothing.
+  RunInner(x, run, p.first_operand, f, "xargs", /*takes_input_args=*/replace.empty());
   return true;
 }
 

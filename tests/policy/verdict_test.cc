@@ -93,6 +93,24 @@ auto_approve = ["ls *", "cat *", "grep *", "git status", "bash *", "timeout *", 
                  {"find . -delete", kAsk},
                  {"ls; (( i++ ))", kAsk},
              });
+  // Input text substituted into a shell script, and words appended through a wrapper.
+  Policy p2 = Rules(R"(
+[commands]
+auto_approve = ["echo *", "sh *", "bash *", "xargs *", "find *", "timeout *", "rg *", "grep *",
+                "awk *"]
+)");
+  Expect(&p2, {
+                  {"echo 'x; rm -f victim' | xargs -I{} sh -c 'echo {}'", kAsk},
+                  {"echo a | xargs -i sh -c 'echo {}'", kAsk},
+                  {"echo a | xargs --replace=Q bash -c 'echo Q'", kAsk},
+                  {"find fx -type f -exec sh -c 'echo {}' \\;", kAsk},
+                  {"find fx -type f -exec sh -c 'echo x{}' \\;", kAsk},
+                  {"find e -exec awk {} \\;", kAsk},
+                  {"echo a | xargs timeout 5 rg x", kAsk},
+                  {"echo a | xargs sh -c 'echo \"$@\"' sh", kAsk},
+                  {"find . -name '*.go' -exec grep foo {} +", kAllow},
+                  {"echo a | xargs -I{} sh -c 'echo x'", kAllow},
+              });
   // `git status` in the words form is `git status` with any arguments.
   Policy words = Rules("[commands]\nauto_approve = [\"git status\"]\n");
   EXPECT_EQ(D(&words, "git status --short"), kAllow);
