@@ -314,6 +314,24 @@ TEST(Extract, ToolsThatWriteFiles) {
            {"awk '{print > \"f\"}' x", {"f"}},
            {"script -q -c a log.txt", {"log.txt"}},
            {"strace -o trace.txt a", {"trace.txt"}},
+           // tar writes the archive it creates or changes, and extracts wherever the archive
+           // says; listing and extracting to standard output write nothing.
+           {"tar cf victim /etc/hostname", {"victim"}},
+           {"tar -czf out.tgz src", {"out.tgz"}},
+           {"tar --create --file out.tar src", {"out.tar"}},
+           {"tar -rf a.tar x; tar --delete -f b.tar x; tar -uf c.tar x",
+            {"a.tar", "b.tar", "c.tar"}},
+           {"tar -g snap -cf - x", {"snap"}},
+           {"tar xf a.tar", {"the files named in the archive"}},
+           {"tar -C / -xf a.tar", {"the files named in the archive"}},
+           {"tar --extract -f a.tar", {"the files named in the archive"}},
+           {"tar -tf a.tar; tar tvf a.tar; tar --list -f a.tar; tar -xOf a.tar f; tar czf - x", {}},
+           {"tar -cf /dev/null x", {}},
+           // zip writes its archive, and -O and -lf files.
+           {"zip out.zip f", {"out.zip"}},
+           {"zip -r -b /tmp out.zip src", {"out.zip"}},
+           {"zip -O new.zip old.zip f", {"new.zip", "old.zip"}},
+           {"zip - f; zip -v", {}},
        }) {
     Extraction e = ExtractScript(w.script);
     std::vector<std::string> got;
@@ -321,6 +339,13 @@ TEST(Extract, ToolsThatWriteFiles) {
       got.push_back(x.target);
     EXPECT_EQ(got, w.targets) << w.script << "\n" << Dump(e);
   }
+}
+
+TEST(Extract, ToolsThatDeleteFiles) {
+  ExpectUnverified({"tar -cf /dev/null --remove-files victim", "tar -cf x.tar --remove victim",
+                    "zip -m a.zip victim", "zip -rm a.zip d", "zip --move a.zip victim",
+                    // An ambiguous or unknown long option could be one that runs a program.
+                    "tar --to ls -xf a.tar", "tar --frob -tf a.tar"});
 }
 
 TEST(Extract, ExecCapableOptionsOfOrdinaryTools) {
