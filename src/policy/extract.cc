@@ -361,6 +361,20 @@ void Extractor::Arith(const shell::Arith* a, const Frame& f) {
 
 void Extractor::ArithExpr(const shell::ArithExpr* e, const Frame& f) {
   if (e == nullptr) return;
+  // The parser reads `1+1+...+1' in a loop into a tree as deep as the expression is long; this
+  // walk recurses, so its depth is bounded, or a long enough expression overflows the stack.
+  constexpr int kMaxArithDepth = 1000;
+  struct Depth {
+    int& d;
+    explicit Depth(int& depth) : d(++depth) {}
+    ~Depth() { --d; }
+  } depth(arith_depth_);
+  if (arith_depth_ > kMaxArithDepth) {
+    Unverified(f, "arithmetic",
+               "an expression nested more than " + std::to_string(kMaxArithDepth) +
+                   " levels deep is not followed");
+    return;
+  }
   switch (e->kind) {
     case shell::ArithKind::kVariable:
       // bash evaluates a variable's value as an expression in its turn, and a subscript in that

@@ -138,6 +138,7 @@ class Extractor {
   std::vector<std::shared_ptr<shell::Script>> nested_;
   std::vector<std::shared_ptr<shell::Arena>> arith_arenas_;
   std::vector<std::unique_ptr<std::string>> texts_;
+  int arith_depth_ = 0;  // how deep ArithExpr is in one expression
   bool std_streams_redirected_ = false;
   std::vector<Write> std_stream_writes_;  // writes to /dev/stdout and the like, see OutputFile
 };

@@ -552,6 +552,16 @@ TEST(Extract, ParseErrors) {
   ExpectUnverified({"bash -c 'if true'", "eval 'a ('"});
 }
 
+// Deep trees are not walked past a bound (the walk recurses): unverified, not a crash.
+TEST(Extract, DeepArithmeticIsUnverified) {
+  std::string sum;
+  for (int i = 0; i < 1999; ++i)
+    sum += "1+";
+  Extraction e = ExtractScript("echo $(( " + sum + "$(a) ))");
+  EXPECT_FALSE(e.unverified.empty()) << Dump(e);
+  EXPECT_FALSE(ExtractScript("echo $(( " + sum + "1 ))").parse_error) << Dump(e);
+}
+
 TEST(Extract, Argv) {
   Extraction e = ExtractArgv({"bash", "-c", "a | b > f"});
   EXPECT_EQ(Commands(e),
