@@ -120,6 +120,7 @@ void Extractor::Script(std::string_view text, const Frame& frame, const std::str
   auto script = std::make_shared<shell::Script>();
   shell::ParseResult r = shell::Parse(text);
   if (!r.ok()) {
+    out.unparsed.emplace_back(text);
     if (frame.depth == 0) {
       out.parse_error = r.error;
     } else {

@@ -159,6 +159,27 @@ TEST(Verdict, ParseErrorsAndNoPolicy) {
   EXPECT_EQ(D(nullptr, "   "), kDeny);  // empty
 }
 
+// bash accepts some text safesh cannot parse (extglob, for one): a denied command named in it
+// is denied, not merely asked about. Nothing else changes.
+TEST(Verdict, DeniedCommandsInTextThatDoesNotParse) {
+  Policy p = Rules(R"(
+[commands]
+deny = ["rm", "git push --force*"]
+auto_approve = ["ls *", "bash *", "echo *"]
+)");
+  Expect(&p, {
+                 {"[[ x == @($(rm y)) ]]", kDeny},
+                 {"bash -O extglob -c 'case x in @(a|b)) rm y;; esac'", kDeny},
+                 {"bash -O extglob -c 'case x in @(a|b)) /bin/rm y;; esac'", kDeny},
+                 {"eval 'r\"m\" x ('", kDeny},
+                 {"ls; if true; then git push --force; ", kDeny},
+                 {"bash -O extglob -c 'case x in @(a|b)) ls;; esac'", kAsk},
+                 // Words are not told apart from arguments: unparsable text naming rm
+                 // anywhere is denied (it could not have been approved anyway).
+                 {"echo 'rm", kDeny},
+             });
+}
+
 TEST(Verdict, DiskSweeps) {
   Policy p = Rules(
       "[commands]\nauto_approve = [\"find *\", \"rg *\", \"du *\", \"ls *\", \"grep *\", \"timeout "
