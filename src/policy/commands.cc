@@ -9,10 +9,24 @@ namespace {
 
 // Variables whose value makes bash, the dynamic loader or common programs run other code, find
 // programs elsewhere, or read options and configuration that can run commands.
-// (IFS is not among them: it only changes how computed words split, and those are never
-// treated as known.)
+// Not among them, because nothing they change is treated as known: IFS only changes how
+// computed words split; GLOBIGNORE only changes what globs match (and sets dotglob), and globs
+// are computed; FUNCNEST and TIMEFORMAT change no program; CDPATH changes where `cd' goes, and
+// the policy never judges by the current folder.
 constexpr std::string_view kDangerousVariables[] = {
     "PATH",
+    // The table behind `hash': BASH_CMDS=([ls]=/bin/rm) makes `ls' run rm.
+    "BASH_CMDS",
+    // Alias definitions, read when aliases are expanded (interactive shells, expand_aliases).
+    "BASH_ALIASES",
+    // Sends xtrace output to a descriptor number, which may be a file opened elsewhere.
+    "BASH_XTRACEFD",
+    // Changes how bash reads and runs scripts (quoting in [[ ]], locale strings, ...): the
+    // policy reads them as the current bash does.
+    "BASH_COMPAT",
+    // bash's posix mode, and GNU tools stop reading options at the first operand: the policy
+    // reads arguments as they are read without it.
+    "POSIXLY_CORRECT",
     "PS4",
     "PROMPT_COMMAND",
     "BASH_ENV",
@@ -97,7 +111,7 @@ bool RunShell(Extractor& x, const Argv& argv, const Frame& f, int index) {
     const Arg& a = argv[i];
     if (!a.is_static) {
       x.Unverified(f, Shown(argv),
-                   "the shell's option `" + a.text +
+                   "the shell's argument `" + a.text +
                        "' is computed when it runs, so safesh "
                        "cannot tell what the shell will run");
       return true;
@@ -175,11 +189,15 @@ bool RunShell(Extractor& x, const Argv& argv, const Frame& f, int index) {
     // Judged for denied commands, but never approved automatically: this shell may read parts
     // of the script differently from bash.
     x.Unverified(f, Shown(argv), name + " reads scripts by rules that differ from bash's");
-    x.ShellText(argv[i].text, f, name + " -c", Shown(argv), /*unverified=*/true);
+    x.ShellText(argv[i].text, f, name + " -c", Shown(argv), Extractor::Dialect::kPosixSh,
+                /*unverified=*/true);
     return true;
   }
   Use(x, index).role = Role::kShell;
-  x.ShellText(argv[i].text, f, name + " -c", Shown(argv));
+  // sh is dash on Debian and Ubuntu (and ash, posh, busybox elsewhere); only bash reads bash.
+  bool bash = name == "bash" || name == "rbash";
+  x.ShellText(argv[i].text, f, name + " -c", Shown(argv),
+              bash ? Extractor::Dialect::kBash : Extractor::Dialect::kPosixSh);
   return true;
 }
 
@@ -255,7 +273,8 @@ bool Eval(Extractor& x, const Argv& argv, const Frame& f, int) {
                "command directly instead");
   bool all_static;
   std::string code = JoinStatic(argv, 1, &all_static);
-  if (all_static && argv.size() > 1) x.ShellText(code, f, "eval", Shown(argv), true);
+  if (all_static && argv.size() > 1)
+    x.ShellText(code, f, "eval", Shown(argv), Extractor::Dialect::kBash, true);
   return true;
 }
 
@@ -281,7 +300,8 @@ bool Trap(Extractor& x, const Argv& argv, const Frame& f, int) {
   x.Unverified(f, Shown(argv),
                "trap runs its code later, when a signal arrives or the shell exits; safesh "
                "checks it only for denied commands");
-  if (code.is_static) x.ShellText(code.text, f, "trap", Shown(argv), true);
+  if (code.is_static)
+    x.ShellText(code.text, f, "trap", Shown(argv), Extractor::Dialect::kBash, true);
   return true;
 }
 
@@ -291,7 +311,7 @@ bool Mapfile(Extractor& x, const Argv& argv, const Frame& f, int) {
     x.Unverified(f, Shown(argv), argv[0].text + " -C runs its callback as code for each line");
   }
   for (size_t i = b.operands; i < argv.size(); ++i)
-    x.NameOperand(f, argv[i], Shown(argv));
+    x.NameOperand(f, argv[i], Shown(argv), Extractor::NameUse::kAssigns);
   if (b.computed) x.Runtime(f, Shown(argv), argv[0].text + "'s arguments are computed");
   return true;
 }
@@ -362,16 +382,18 @@ bool Fc(Extractor& x, const Argv& argv, const Frame& f, int) {
 
 bool Printf(Extractor& x, const Argv& argv, const Frame& f, int) {
   BuiltinArgs b = ReadBuiltinOptions(argv, "v");
-  if (const Arg* name = OptionValue(b, 'v')) x.NameOperand(f, *name, Shown(argv));
+  if (const Arg* name = OptionValue(b, 'v'))
+    x.NameOperand(f, *name, Shown(argv), Extractor::NameUse::kAssigns);
   if (b.computed) x.Runtime(f, Shown(argv), "printf's options are computed when it runs");
   return true;
 }
 
 bool Read(Extractor& x, const Argv& argv, const Frame& f, int) {
   BuiltinArgs b = ReadBuiltinOptions(argv, "adinNptu");
-  if (const Arg* name = OptionValue(b, 'a')) x.NameOperand(f, *name, Shown(argv));
+  if (const Arg* name = OptionValue(b, 'a'))
+    x.NameOperand(f, *name, Shown(argv), Extractor::NameUse::kAssigns);
   for (size_t i = b.operands; i < argv.size(); ++i)
-    x.NameOperand(f, argv[i], Shown(argv));
+    x.NameOperand(f, argv[i], Shown(argv), Extractor::NameUse::kAssigns);
   if (b.computed) x.Runtime(f, Shown(argv), "read's options are computed when it runs");
   return true;
 }
@@ -380,34 +402,38 @@ bool Unset(Extractor& x, const Argv& argv, const Frame& f, int) {
   BuiltinArgs b = ReadBuiltinOptions(argv, "");
   if (HasOption(b, 'f')) return true;  // function names are not evaluated
   for (size_t i = b.operands; i < argv.size(); ++i)
-    x.NameOperand(f, argv[i], Shown(argv));
+    x.NameOperand(f, argv[i], Shown(argv), Extractor::NameUse::kDeclares);
   if (b.computed) x.Runtime(f, Shown(argv), "unset's options are computed when it runs");
   return true;
 }
 
 bool Test(Extractor& x, const Argv& argv, const Frame& f, int) {
   for (size_t i = 1; i + 1 < argv.size(); ++i) {
-    if (argv[i].is_static && argv[i].text == "-v") x.NameOperand(f, argv[i + 1], Shown(argv));
+    if (argv[i].is_static && argv[i].text == "-v") {
+      x.NameOperand(f, argv[i + 1], Shown(argv), Extractor::NameUse::kTests);
+    }
   }
   return true;
 }
 
 bool Getopts(Extractor& x, const Argv& argv, const Frame& f, int) {
-  if (argv.size() > 2) x.NameOperand(f, argv[2], Shown(argv));
+  if (argv.size() > 2) x.NameOperand(f, argv[2], Shown(argv), Extractor::NameUse::kAssigns);
   return true;
 }
 
 bool Wait(Extractor& x, const Argv& argv, const Frame& f, int) {
   BuiltinArgs b = ReadBuiltinOptions(argv, "p");
-  if (const Arg* name = OptionValue(b, 'p')) x.NameOperand(f, *name, Shown(argv));
+  if (const Arg* name = OptionValue(b, 'p'))
+    x.NameOperand(f, *name, Shown(argv), Extractor::NameUse::kAssigns);
   return true;
 }
 
 // declare, typeset, local, export, readonly: NAME and NAME=VALUE operands.
 bool Declare(Extractor& x, const Argv& argv, const Frame& f, int) {
   BuiltinArgs b = ReadBuiltinOptions(argv, "");
-  bool integer = false, nameref = false, functions = false;
+  bool integer = false, nameref = false, functions = false, print = false;
   for (const auto& o : b.options) {
+    print = print || o.first == 'p';
     integer = integer || o.first == 'i';
     nameref = nameref || o.first == 'n';
     functions = functions || o.first == 'f' || o.first == 'F';
@@ -443,7 +469,10 @@ bool Declare(Extractor& x, const Argv& argv, const Frame& f, int) {
     std::string name = eq == std::string::npos ? a.text : a.text.substr(0, eq);
     if (!name.empty() && name.back() == '+') name.pop_back();
     std::string base = name.substr(0, name.find('['));
-    x.NameOperand(f, Arg{name, true, {}}, Shown(argv));
+    // declare -p NAME only prints it.
+    bool prints = print && eq == std::string::npos;
+    x.NameOperand(f, Arg{name, true, {}}, Shown(argv),
+                  prints ? Extractor::NameUse::kTests : Extractor::NameUse::kDeclares);
     if (integer) x.integer_names.insert(base);
     if (nameref && eq != std::string::npos) {
       x.Unverified(f, Shown(argv),

@@ -36,13 +36,15 @@ bool IsNetworkPath(std::string_view s) {
   return s.rfind("/dev/tcp/", 0) == 0 || s.rfind("/dev/udp/", 0) == 0;
 }
 
-// Redirection targets that are not files: writing to them changes nothing on disk.
+// Write targets that are not files: writing to them changes nothing on disk.
 bool IsHarmlessTarget(std::string_view s) {
-  if (s == "/dev/null" || s == "/dev/stdout" || s == "/dev/stderr" || s == "/dev/tty") return true;
-  if (s.rfind("/dev/fd/", 0) == 0 && s.size() > 8) {
-    return std::all_of(s.begin() + 8, s.end(), [](char c) { return c >= '0' && c <= '9'; });
-  }
-  return false;
+  return s == "/dev/null" || s == "/dev/tty";
+}
+
+// Names that reopen the file behind descriptor 1 or 2: harmless while those are the output the
+// command line was given.
+bool IsStdOutputName(std::string_view s) {
+  return s == "/dev/stdout" || s == "/dev/stderr" || s == "/dev/fd/1" || s == "/dev/fd/2";
 }
 
 bool IsDescriptor(std::string_view s) {
@@ -118,6 +120,7 @@ void Extractor::Script(std::string_view text, const Frame& frame, const std::str
   auto script = std::make_shared<shell::Script>();
   shell::ParseResult r = shell::Parse(text);
   if (!r.ok()) {
+    out.unparsed.emplace_back(text);
     if (frame.depth == 0) {
       out.parse_error = r.error;
     } else {
@@ -137,6 +140,10 @@ void Extractor::List(const shell::List* list, const Frame& f) {
   if (list == nullptr) return;
   for (const shell::Statement& st : list->statements) {
     for (const shell::Pipeline& p : st.body.pipelines) {
+      if (f.posix_sh &&
+          std::find(p.pipe_stderr.begin(), p.pipe_stderr.end(), true) != p.pipe_stderr.end()) {
+        NotPosix(f, "|&");
+      }
       for (const shell::Command& c : p.commands)
         Command(c, f);
     }
@@ -146,6 +153,29 @@ void Extractor::List(const shell::List* list, const Frame& f) {
 void Extractor::Command(const shell::Command& c, const Frame& frame) {
   Frame f = frame;
   f.here = f.Pos(c.begin);
+  if (f.posix_sh) {
+    std::visit(
+        [&](const auto& n) {
+          using T = std::decay_t<decltype(n)>;
+          if constexpr (std::is_same_v<T, shell::CondCommand>) {
+            NotPosix(f, "[[ ... ]]");
+          } else if constexpr (std::is_same_v<T, shell::ArithCommand> ||
+                               std::is_same_v<T, shell::ArithForClause>) {
+            NotPosix(f, "(( ... ))");
+          } else if constexpr (std::is_same_v<T, shell::Coproc>) {
+            NotPosix(f, "coproc");
+          } else if constexpr (std::is_same_v<T, shell::ForClause>) {
+            if (n.select) NotPosix(f, "select");
+          } else if constexpr (std::is_same_v<T, shell::FunctionDef>) {
+            if (n.keyword) NotPosix(f, "function");
+          } else if constexpr (std::is_same_v<T, shell::CaseClause>) {
+            for (const shell::CaseItem& it : n.items) {
+              if (it.terminator == ";&" || it.terminator == ";;&") NotPosix(f, it.terminator);
+            }
+          }
+        },
+        c.node);
+  }
   std::visit(
       [&](const auto& n) {
         using T = std::decay_t<decltype(n)>;
@@ -170,6 +200,18 @@ void Extractor::Command(const shell::Command& c, const Frame& frame) {
           List(n.else_body, f);
         } else if constexpr (std::is_same_v<T, shell::ForClause>) {
           Words(n.items, f);
+          // The loop variable is assigned each item (`for PATH in /tmp/evil').
+          std::string subject = std::string(n.select ? "select " : "for ") + std::string(n.name);
+          Argv items = EvaluateWords(n.items, f.source);
+          bool each_static = n.has_in;
+          for (const Arg& a : items) {
+            if (a.is_static) {
+              Variable(f, n.name, &a.text, subject);
+            } else {
+              each_static = false;
+            }
+          }
+          if (!each_static) Variable(f, n.name, nullptr, subject);
           List(n.body, f);
         } else if constexpr (std::is_same_v<T, shell::ArithForClause>) {
           Arith(&n.init, f);
@@ -193,6 +235,8 @@ void Extractor::Command(const shell::Command& c, const Frame& frame) {
           // The body runs whenever the function is called: it is judged like any other code.
           if (n.body) Command(*n.body, f);
         } else if constexpr (std::is_same_v<T, shell::Coproc>) {
+          // The coprocess's descriptors are stored in an array of that name (`coproc PATH').
+          Assigned(f, n.name, "coproc " + std::string(n.name));
           if (n.body) Command(*n.body, f);
         }
       },
@@ -213,6 +257,7 @@ void Extractor::Word(const shell::Word& w, const Frame& f) {
 void Extractor::Parts(const shell::ArenaVec<shell::Part>& parts, const Frame& f) {
   using shell::PartKind;
   for (const shell::Part& p : parts) {
+    if (f.posix_sh) PosixPart(p, f);
     switch (p.kind) {
       case PartKind::kDoubleQuoted:
       case PartKind::kLocale:
@@ -245,6 +290,8 @@ void Extractor::Parts(const shell::ArenaVec<shell::Part>& parts, const Frame& f)
         if (pe.replacement) Word(*pe.replacement, f);
         Arith(pe.arith, f);
         Arith(pe.arith2, f);
+        // ${NAME:=value} assigns when NAME is unset or empty.
+        if (pe.op == shell::ParamOp::kAssign && !pe.indirect) Assigned(f, pe.name, text);
         if (pe.op == shell::ParamOp::kTransform && pe.op_text == "P") {
           Unverified(f, text,
                      "${...@P} expands the value as a prompt string, which can run commands");
@@ -262,12 +309,73 @@ void Extractor::Parts(const shell::ArenaVec<shell::Part>& parts, const Frame& f)
   }
 }
 
+void Extractor::PosixPart(const shell::Part& p, const Frame& f) {
+  using shell::PartKind;
+  switch (p.kind) {
+    case PartKind::kAnsiC:
+      NotPosix(f, "$'...'");
+      return;
+    case PartKind::kLocale:
+      NotPosix(f, "$\"...\"");
+      return;
+    case PartKind::kProcSubst:
+      NotPosix(f, "process substitution");
+      return;
+    case PartKind::kExtGlob:
+    case PartKind::kRegexGroup:
+      NotPosix(f, "an extended glob");
+      return;
+    case PartKind::kBrace:
+    case PartKind::kBraceRange:
+      NotPosix(f, "brace expansion");
+      return;
+    case PartKind::kArrayLit:
+    case PartKind::kSubscript:
+      NotPosix(f, "an array");
+      return;
+    case PartKind::kArith:
+      if (f.source.substr(p.begin, 2) == "$[") NotPosix(f, "$[...]");
+      return;
+    case PartKind::kParam: {
+      const shell::ParamExp& pe = *p.param;
+      std::string_view text = f.source.substr(pe.begin, pe.end - pe.begin);
+      // Inside double quotes, bash matches single quotes in ${...} and dash does not: the two
+      // end the expansion at different braces.
+      if (text.find('\'') != std::string_view::npos) NotPosix(f, "a quote inside ${...}");
+      using shell::ParamOp;
+      if (pe.indirect || pe.index != nullptr || pe.op == ParamOp::kSubstring ||
+          pe.op == ParamOp::kReplace || pe.op == ParamOp::kUpper || pe.op == ParamOp::kLower ||
+          pe.op == ParamOp::kTransform || pe.op == ParamOp::kNamesPrefix ||
+          pe.op == ParamOp::kKeys) {
+        NotPosix(f, std::string(text));
+      }
+      return;
+    }
+    default:
+      return;
+  }
+}
+
 void Extractor::Arith(const shell::Arith* a, const Frame& f) {
   if (a != nullptr && a->expr != nullptr) ArithExpr(a->expr, f);
 }
 
 void Extractor::ArithExpr(const shell::ArithExpr* e, const Frame& f) {
   if (e == nullptr) return;
+  // The parser reads `1+1+...+1' in a loop into a tree as deep as the expression is long; this
+  // walk recurses, so its depth is bounded, or a long enough expression overflows the stack.
+  constexpr int kMaxArithDepth = 1000;
+  struct Depth {
+    int& d;
+    explicit Depth(int& depth) : d(++depth) {}
+    ~Depth() { --d; }
+  } depth(arith_depth_);
+  if (arith_depth_ > kMaxArithDepth) {
+    Unverified(f, "arithmetic",
+               "an expression nested more than " + std::to_string(kMaxArithDepth) +
+                   " levels deep is not followed");
+    return;
+  }
   switch (e->kind) {
     case shell::ArithKind::kVariable:
       // bash evaluates a variable's value as an expression in its turn, and a subscript in that
@@ -285,6 +393,14 @@ void Extractor::ArithExpr(const shell::ArithExpr* e, const Frame& f) {
       }
       break;
     default:
+      // `(( PATH = 1 ))', `let PATH++': arithmetic assigns too.
+      if (e->a != nullptr && e->a->kind == shell::ArithKind::kVariable &&
+          (((e->kind == shell::ArithKind::kUnary || e->kind == shell::ArithKind::kPostfix) &&
+            (e->op == "++" || e->op == "--")) ||
+           (e->kind == shell::ArithKind::kBinary && e->op.size() >= 1 && e->op.back() == '=' &&
+            e->op != "==" && e->op != "!=" && e->op != "<=" && e->op != ">="))) {
+        Assigned(f, e->a->text, std::string(e->a->text) + std::string(e->op));
+      }
       ArithExpr(e->a, f);
       ArithExpr(e->b, f);
       ArithExpr(e->c, f);
@@ -330,13 +446,40 @@ void Extractor::ArithText(const std::string& text, const Frame& f, const std::st
 void Extractor::Redirect(const shell::Redirect& r, const Frame& f) {
   using shell::RedirOp;
   bool heredoc = r.op == RedirOp::kHeredoc || r.op == RedirOp::kHeredocStrip;
+  {
+    // Does this make descriptor 1 or 2 point at something other than the line's own output?
+    // Writing to a file already counts as a write; anything else (reading a file, a
+    // here-document, a copy of another descriptor) means a later >/dev/stderr could reopen a
+    // file the policy never saw written.
+    bool input = r.op == RedirOp::kIn || r.op == RedirOp::kInOut || r.op == RedirOp::kDupIn ||
+                 heredoc || r.op == RedirOp::kHereString;
+    int fd = r.fd >= 0 ? r.fd : input ? 0 : 1;
+    if (r.fd_var.empty() && !r.close && (fd == 1 || fd == 2)) {
+      if (r.op == RedirOp::kDupIn || r.op == RedirOp::kDupOut) {
+        WordValue t = EvaluateWord(r.target, f.source);
+        bool std_copy = t.is_static && t.values.size() == 1 &&
+                        (t.values[0] == "1" || t.values[0] == "2" || t.values[0] == "-");
+        if (!std_copy) StdStreamRedirected();
+      } else if (input) {
+        StdStreamRedirected();
+      }
+    }
+  }
+  if (f.posix_sh) {
+    if (r.op == RedirOp::kHereString) NotPosix(f, "<<<");
+    if (r.op == RedirOp::kOutErr || r.op == RedirOp::kAppendOutErr) NotPosix(f, "&>");
+    if (!r.fd_var.empty()) NotPosix(f, "{name}>");
+    // The delimiter decides where the body ends: <<$'X' ends at X for bash, at $X for dash.
+    if (heredoc) Parts(r.target.parts, f);
+  }
   if (heredoc) {
     // An unquoted here-document body is expanded: its substitutions run.
     if (r.heredoc != nullptr && !r.heredoc->quoted) Word(r.heredoc->body, f);
     return;
   }
   if (!r.fd_var.empty())
-    NameOperand(f, Arg{std::string(r.fd_var), true, {}}, "{" + std::string(r.fd_var) + "}");
+    NameOperand(f, Arg{std::string(r.fd_var), true, {}}, "{" + std::string(r.fd_var) + "}",
+                NameUse::kAssigns);
   if (r.close) return;
   Word(r.target, f);
   WordValue t = EvaluateWord(r.target, f.source);
@@ -368,8 +511,17 @@ void Extractor::Redirect(const shell::Redirect& r, const Frame& f) {
     Network(f, shown, "opens a network connection (" + target + ")");
     return;
   }
-  if (t.is_static && t.values.size() == 1 && IsHarmlessTarget(target)) return;
-  AddWrite(f, target, t.is_static && t.values.size() == 1, how);
+  OutputFile(f, target, t.is_static && t.values.size() == 1, how);
+}
+
+void Extractor::OutputFile(const Frame& f, const std::string& target, bool is_static,
+                           const std::string& how) {
+  if (is_static && IsHarmlessTarget(target)) return;
+  if (is_static && IsStdOutputName(target)) {
+    std_stream_writes_.push_back({target, true, how, f.here});
+    return;
+  }
+  AddWrite(f, target, is_static, how);
 }
 
 void Extractor::Assignment(const shell::Assignment& a, const Frame& f, bool persists) {
@@ -392,15 +544,28 @@ void Extractor::Assignment(const shell::Assignment& a, const Frame& f, bool pers
 
 void Extractor::Variable(const Frame& f, std::string_view name, const std::string* value,
                          const std::string& subject) {
+  Assigned(f, name, subject);
+  assigns.push_back({std::string(name), value ? *value : std::string(), value != nullptr, f});
+}
+
+void Extractor::Assigned(const Frame& f, std::string_view name, const std::string& subject) {
   if (IsDangerousVariable(name)) {
     Unverified(f, subject,
                "setting " + std::string(name) +
                    " changes which programs or code run, in ways the policy cannot follow");
   }
-  assigns.push_back({std::string(name), value ? *value : std::string(), value != nullptr, f});
 }
 
-void Extractor::NameOperand(const Frame& f, const Arg& arg, const std::string& subject) {
+void Extractor::NameOperand(const Frame& f, const Arg& arg, const std::string& subject,
+                            NameUse use) {
+  if (arg.is_static && use != NameUse::kTests) {
+    std::string base = arg.text.substr(0, arg.text.find('['));
+    // `read PATH', `printf -v PATH', `unset PATH' (bash then looks in the current folder),
+    // `local PATH' (empty inside the function): each changes which programs run.
+    Assigned(f, base, subject);
+    // An integer variable evaluates the value it is given as arithmetic.
+    if (use == NameUse::kAssigns) assigns.push_back({base, std::string(), false, f});
+  }
   if (!arg.is_static) {
     std::string why = "the variable name `" + arg.text +
                       "' is computed when it runs; a subscript in it is evaluated as arithmetic, "
@@ -448,7 +613,7 @@ void Extractor::Cond(const shell::CondExpr* c, const Frame& f) {
         WordValue v = EvaluateWord(c->word, f.source);
         Arg a{v.is_static && v.values.size() == 1 ? v.values[0] : v.source,
               v.is_static && v.values.size() == 1, v.why};
-        NameOperand(f, a, "[[ -v " + v.source + " ]]");
+        NameOperand(f, a, "[[ -v " + v.source + " ]]", NameUse::kTests);
       }
       return;
     }
@@ -474,13 +639,30 @@ void Extractor::Cond(const shell::CondExpr* c, const Frame& f) {
 }
 
 void Extractor::ShellText(const std::string& text, const Frame& f, const std::string& via,
-                          const std::string& subject, bool unverified) {
+                          const std::string& subject, Dialect dialect, bool unverified) {
   Frame g = f.Nested(via, unverified);
+  g.posix_sh = dialect == Dialect::kPosixSh;
   Script(text, g, subject);
 }
 
+void Extractor::NotPosix(const Frame& f, std::string_view what) {
+  // The tree is bash's reading. dash and other POSIX shells read some of bash's syntax as
+  // something else: $'...' is `$' then a single-quoted string, so the quoting of everything
+  // after it shifts; `[[ a > b ]]' and `(( a > b ))' write the file b; `&>' runs in the
+  // background. Judging bash's reading would judge commands other than the ones that run.
+  Unverified(f, f.via,
+             std::string(what) +
+                 " is bash syntax, but this code is run by /bin/sh, which may be dash and read "
+                 "it differently");
+}
+
 void Extractor::Finish() {
-  if (integer_names.empty()) return;
+  if (std_streams_redirected_) {
+    for (Write& w : std_stream_writes_) {
+      w.how += " (descriptor 1 or 2 is pointed elsewhere in the line, so this can reopen a file)";
+      out.writes.push_back(std::move(w));
+    }
+  }
   // A variable declared integer evaluates every value assigned to it as arithmetic.
   for (const PendingAssign& a : assigns) {
     if (!integer_names.count(a.name)) continue;

@@ -66,6 +66,10 @@ struct Extraction {
   std::vector<Finding> network;     // /dev/tcp and /dev/udp
   std::vector<Finding> runtime;     // evaluation at run time outside a command's words
   std::optional<shell::SyntaxError> parse_error;
+  // Texts that were to run as scripts but do not parse (the line itself when parse_error is
+  // set, and nested -c scripts, eval and trap texts): bash may still run them, so deny rules
+  // are matched against their words (see Judge).
+  std::vector<std::string> unparsed;
 };
 
 struct ExtractOptions {

@@ -29,6 +29,9 @@ struct Frame {
   int depth = 0;
   std::string via;
   bool in_unverified = false;
+  // The code is run by a POSIX sh (/bin/sh is dash on Debian and Ubuntu), not by bash: whatever
+  // the two read differently makes it unverified (see Extractor::NotPosix).
+  bool posix_sh = false;
 
   shell::Position Pos(uint32_t offset) const {
     return anchored || script == nullptr ? anchor : script->At(offset);
@@ -78,20 +81,46 @@ class Extractor {
   void Unverified(const Frame& f, std::string subject, std::string reason);
   void Runtime(const Frame& f, std::string subject, std::string reason);
   void AddWrite(const Frame& f, std::string target, bool is_static, std::string how);
+  // A file opened for writing by name (a redirection, tee, dd of=). /dev/null and /dev/tty are
+  // harmless. /dev/stdout and /dev/stderr (and /dev/fd/1, /dev/fd/2) reopen whatever the
+  // descriptor points to: harmless unless the line points descriptor 1 or 2 at a file of its own
+  // (`2<victim >/dev/stderr' overwrites victim), which Finish decides. Other /dev/fd/N and
+  // /proc/.../fd/N are writes to a file the policy cannot name.
+  void OutputFile(const Frame& f, const std::string& target, bool is_static,
+                  const std::string& how);
+  // Descriptor 1 or 2 is made to point at something other than the output it was given.
+  void StdStreamRedirected() { std_streams_redirected_ = true; }
   void Network(const Frame& f, std::string subject, std::string reason);
 
   // A variable assignment seen anywhere: NAME=VALUE, export NAME=VALUE, env NAME=VALUE.
   // `value` is the static value, when there is one.
   void Variable(const Frame& f, std::string_view name, const std::string* value,
                 const std::string& subject);
+  // A variable is given a value, or unset, at run time: setting a dangerous one (PATH, ...)
+  // is unverified, like an assignment.
+  void Assigned(const Frame& f, std::string_view name, const std::string& subject);
+  // What a command does with a name operand.
+  enum class NameUse : uint8_t {
+    kAssigns,   // gives it a value read when it runs (read, printf -v, mapfile, {NAME}>, ...)
+    kDeclares,  // unsets or declares it (unset, local, declare): its value changes too
+    kTests,     // only looks at it (test -v, [[ -v ]])
+  };
   // A name operand that bash may evaluate (read NAME, printf -v NAME, unset NAME, test -v NAME,
   // declare NAME=...): a subscript in it is evaluated as arithmetic.
-  void NameOperand(const Frame& f, const Arg& arg, const std::string& subject);
+  void NameOperand(const Frame& f, const Arg& arg, const std::string& subject, NameUse use);
 
+  // Which shell reads a command line given as text. Texts handed to system(), popen() or
+  // `sh -c' by other programs are read by /bin/sh, which may be dash: when in doubt, kPosixSh.
+  enum class Dialect : uint8_t { kBash, kPosixSh };
   // A shell command line given as text to something that runs it (sh -c, su -c, watch, env -S
   // parts, git's command options): parsed and walked one level deeper.
   void ShellText(const std::string& text, const Frame& f, const std::string& via,
-                 const std::string& subject, bool unverified = false);
+                 const std::string& subject, Dialect dialect, bool unverified = false);
+  // `what` appears in code run by a POSIX sh: bash's reading of it, which the walk follows, may
+  // not be the one that runs, so the code is unverified.
+  void NotPosix(const Frame& f, std::string_view what);
+  // The same for one part of a word.
+  void PosixPart(const shell::Part& p, const Frame& f);
 
   const ExtractOptions& options() const { return options_; }
   std::set<std::string> integer_names;  // declared with declare -i (and friends)
@@ -109,6 +138,9 @@ class Extractor {
   std::vector<std::shared_ptr<shell::Script>> nested_;
   std::vector<std::shared_ptr<shell::Arena>> arith_arenas_;
   std::vector<std::unique_ptr<std::string>> texts_;
+  int arith_depth_ = 0;  // how deep ArithExpr is in one expression
+  bool std_streams_redirected_ = false;
+  std::vector<Write> std_stream_writes_;  // writes to /dev/stdout and the like, see OutputFile
 };
 
 // Handlers for commands by name; each returns true when it recognised the command.

@@ -1402,6 +1402,56 @@ ScriptEffects AnalyzeSedScript(std::string_view script) {
   return SedReader(script).Read();
 }
 
+namespace {
+
+bool IsOp(const std::vector<AwkToken>& t, size_t i, std::initializer_list<std::string_view> ops) {
+  return i < t.size() && t[i].kind == Kind::kOp && IsOneOf(t[i].text, ops);
+}
+
+// gawk passes ENVIRON, as changed by the program, to the commands it runs:
+// ENVIRON["PATH"]="/tmp/evil"; system("ls") runs /tmp/evil/ls, and ENVIRON["BASH_ENV"] makes a
+// bash child run a file. Reading ENVIRON[...] is harmless; anything that could change it
+// (assigning an element, ++/--, sub/gsub or getline into one, delete, or the whole array given
+// to split() or a function) is a problem.
+std::string EnvironChange(const std::vector<AwkToken>& t) {
+  const std::string why =
+      "the program changes ENVIRON, which gawk passes to the commands it runs (PATH, BASH_ENV, "
+      "LD_PRELOAD, ...)";
+  for (size_t i = 0; i < t.size(); ++i) {
+    if (t[i].kind != Kind::kName || t[i].text != "ENVIRON") continue;
+    bool in = i > 0 && t[i - 1].kind == Kind::kName && t[i - 1].text == "in";
+    if (in) continue;                        // for (k in ENVIRON), ("X" in ENVIRON): reads
+    if (!IsOp(t, i + 1, {"["})) return why;  // the whole array: split(), delete, a function
+    size_t j = i + 1;
+    for (int depth = 0; j < t.size(); ++j) {
+      if (IsOp(t, j, {"["})) ++depth;
+      if (IsOp(t, j, {"]"}) && --depth == 0) break;
+    }
+    if (j >= t.size()) return why;
+    if (IsOp(t, j + 1, {"=", "+=", "-=", "*=", "/=", "%=", "^=", "**=", "++", "--"})) return why;
+    if (i > 0 &&
+        (IsOp(t, i - 1, {"++", "--"}) ||
+         (t[i - 1].kind == Kind::kName && IsOneOf(t[i - 1].text, {"delete", "getline"})))) {
+      return why;
+    }
+    // sub(re, repl, ENVIRON[...]) and gsub() change their third argument.
+    int depth = 0;
+    for (size_t k = i; k-- > 0;) {
+      if (IsOp(t, k, {")", "]"})) ++depth;
+      if (IsOp(t, k, {"(", "["})) {
+        if (depth-- > 0) continue;
+        if (k > 0 && t[k - 1].kind == Kind::kName && IsOneOf(t[k - 1].text, {"sub", "gsub"})) {
+          return why;
+        }
+        break;
+      }
+    }
+  }
+  return std::string();
+}
+
+}  // namespace
+
 ScriptEffects AnalyzeAwkProgram(std::string_view program) {
   ScriptEffects out;
   std::vector<AwkToken> tokens;
@@ -1411,6 +1461,7 @@ ScriptEffects AnalyzeAwkProgram(std::string_view program) {
     return out;
   }
   AwkAnalyzer(tokens, &out).Run();
+  if (out.problem.empty()) out.problem = EnvironChange(tokens);
   return out;
 }
 

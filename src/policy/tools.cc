@@ -38,7 +38,7 @@ void OptionCommand(Extractor& x, const Argv& argv, const Frame& f, const std::st
     x.Unverified(f, Shown(argv), option + " runs a command computed when it runs");
     return;
   }
-  x.ShellText(value, f, Name(argv) + " " + option, Shown(argv));
+  x.ShellText(value, f, Name(argv) + " " + option, Shown(argv), Extractor::Dialect::kPosixSh);
 }
 
 // ---- find ----
@@ -159,6 +159,19 @@ bool Find(Extractor& x, const Argv& argv, const Frame& f, int) {
       if (inner[0].is_static && inner[0].text.find("{}") != std::string::npos) {
         x.Unverified(f, Shown(argv), "find " + w + " runs the files it finds as commands");
       } else {
+        // find puts each file's name wherever {} appears, inside words too: `sh -c 'echo {}''
+        // runs file names as shell code. A word that is exactly {} is a path under a starting
+        // point, harmless as a file operand, but a command that reads code or options from its
+        // words (a shell, awk, sed, rg --pre, a wrapper, ...) could take it as code.
+        std::string base = inner[0].is_static ? BaseName(inner[0].text) : std::string();
+        bool reads_code = !inner[0].is_static || FindBuiltinHandler(base) != nullptr ||
+                          FindWrapperHandler(base) != nullptr || FindToolHandler(base) != nullptr;
+        for (Arg& a : inner) {
+          if (!a.is_static || a.text.find("{}") == std::string::npos) continue;
+          if (a.text == "{}" && !reads_code) continue;
+          a.is_static = false;
+          a.why = "find " + w + " replaces {} with the name of each file it finds";
+        }
         RunInner(x, inner, 0, f, "find " + w);
       }
       i = end;
@@ -195,7 +208,7 @@ void ApplyEffects(Extractor& x, const Argv& argv, const Frame& f, const ScriptEf
     return;
   }
   for (const std::string& c : e.commands)
-    x.ShellText(c, f, what, Shown(argv));
+    x.ShellText(c, f, what, Shown(argv), Extractor::Dialect::kPosixSh);
   for (const std::string& w : e.writes)
     x.AddWrite(f, w, true, what);
   for (const std::string& c : e.computed)
@@ -294,19 +307,20 @@ bool Awk(Extractor& x, const Argv& argv, const Frame& f, int) {
   }
   std::string program;
   bool have_program = false;
-  for (const ParsedOption& o : p.options) {
+  // One option, with its full name; false when the program cannot be read with certainty.
+  auto option = [&](const ParsedOption& o) {
     const std::string& n = o.name;
     if (n == "-f" || n == "--file" || n == "-E" || n == "--exec" || n == "-i" || n == "--include" ||
-        n == "-l" || n == "--load" || (n == "-W" && o.value.rfind("e", 0) == 0)) {
+        n == "-l" || n == "--load") {
       x.Unverified(f, Shown(argv),
                    Name(argv) + " " + n + " reads program code from " + o.value +
                        ", which the policy cannot see");
-      return true;
+      return false;
     }
     if (n == "-e" || n == "--source") {
       if (!o.value_static) {
         x.Unverified(f, Shown(argv), Name(argv) + "'s program is computed when it runs");
-        return true;
+        return false;
       }
       program += (have_program ? "\n" : "") + o.value;
       have_program = true;
@@ -319,6 +333,30 @@ bool Awk(Extractor& x, const Argv& argv, const Frame& f, int) {
                                                                   : "awkprof.out";
       x.AddWrite(f, file, o.value_static, Name(argv) + " " + n);
     }
+    return true;
+  };
+  for (const ParsedOption& o : p.options) {
+    if (o.name != "-W") {
+      if (!option(o)) return true;
+      continue;
+    }
+    // gawk reads -W NAME[=VALUE] as --NAME[=VALUE], abbreviations included (-W so=TEXT is
+    // --source=TEXT); mawk has -W options of its own (-W exec FILE reads the program from FILE).
+    // The value is read as the long option it names; one that needs the next word (-W source
+    // TEXT), an unknown or an ambiguous name cannot be read with certainty.
+    ParsedOptions w;
+    if (o.value_static && !o.value.empty()) {
+      w = ParseOptions(Argv{argv[0], Arg{"--" + o.value, true, {}}}, 1, spec);
+    }
+    if (!o.value_static || o.value.empty() || !w.error.empty() || w.options.size() != 1 ||
+        !w.operands.empty()) {
+      x.Unverified(f, Shown(argv),
+                   Name(argv) + " -W " + o.value +
+                       " is not an option safesh can read; -W options can load code or read "
+                       "the program from elsewhere");
+      return true;
+    }
+    if (!option(w.options[0])) return true;
   }
   if (!have_program) {
     if (p.first_operand >= argv.size()) return true;
@@ -431,13 +469,13 @@ void GitConfigValue(Extractor& x, const Argv& argv, const Frame& f, const std::s
   if (key.rfind("alias.", 0) == 0) {
     x.Unverified(f, Shown(argv), how + " defines an alias, which can run any command");
     if (!value.empty() && value[0] == '!')
-      x.ShellText(value.substr(1), f, "git alias", Shown(argv), true);
+      x.ShellText(value.substr(1), f, "git alias", Shown(argv), Extractor::Dialect::kPosixSh, true);
     return;
   }
   if (key == "core.fsmonitor" && (value == "true" || value == "false")) return;
   for (std::string_view k : kGitCommandKeys) {
     if (Matches(key, k)) {
-      x.ShellText(value, f, "git -c " + key, Shown(argv));
+      x.ShellText(value, f, "git -c " + key, Shown(argv), Extractor::Dialect::kPosixSh);
       return;
     }
   }
@@ -621,7 +659,7 @@ bool Git(Extractor& x, const Argv& argv, const Frame& f, int) {
           x.Unverified(f, Shown(argv),
                        "git submodule foreach runs a command computed when it runs");
         } else if (!text.empty()) {
-          x.ShellText(text, f, "git submodule foreach", Shown(argv));
+          x.ShellText(text, f, "git submodule foreach", Shown(argv), Extractor::Dialect::kPosixSh);
         }
         break;
       }
@@ -730,49 +768,263 @@ bool Rg(Extractor& x, const Argv& argv, const Frame& f, int) {
   return true;
 }
 
+// GNU tar 1.34's long options (`tar --usage'); "=" marks a required argument. Options with an
+// optional argument (--backup[=CONTROL]) take it only after '='.
+constexpr std::string_view kTarLongOptions[] = {
+    "absolute-names",
+    "acls",
+    "add-file=",
+    "after-date=",
+    "anchored",
+    "append",
+    "atime-preserve",
+    "auto-compress",
+    "backup",
+    "block-number",
+    "blocking-factor=",
+    "bzip2",
+    "catenate",
+    "check-device",
+    "check-links",
+    "checkpoint",
+    "checkpoint-action=",
+    "clamp-mtime",
+    "compare",
+    "compress",
+    "concatenate",
+    "confirmation",
+    "create",
+    "delay-directory-restore",
+    "delete",
+    "dereference",
+    "diff",
+    "directory=",
+    "exclude-backups",
+    "exclude-caches",
+    "exclude-caches-all",
+    "exclude-caches-under",
+    "exclude-from=",
+    "exclude-ignore-recursive=",
+    "exclude-ignore=",
+    "exclude-tag-all=",
+    "exclude-tag-under=",
+    "exclude-tag=",
+    "exclude-vcs",
+    "exclude-vcs-ignores",
+    "exclude=",
+    "extract",
+    "file=",
+    "files-from=",
+    "force-local",
+    "format=",
+    "full-time",
+    "get",
+    "group-map=",
+    "group=",
+    "gunzip",
+    "gzip",
+    "hard-dereference",
+    "help",
+    "hole-detection=",
+    "ignore-case",
+    "ignore-command-error",
+    "ignore-failed-read",
+    "ignore-zeros",
+    "incremental",
+    "index-file=",
+    "info-script=",
+    "interactive",
+    "keep-directory-symlink",
+    "keep-newer-files",
+    "keep-old-files",
+    "label=",
+    "level=",
+    "list",
+    "listed-incremental=",
+    "lzip",
+    "lzma",
+    "lzop",
+    "mode=",
+    "mtime=",
+    "multi-volume",
+    "new-volume-script=",
+    "newer-mtime=",
+    "newer=",
+    "no-acls",
+    "no-anchored",
+    "no-auto-compress",
+    "no-check-device",
+    "no-delay-directory-restore",
+    "no-ignore-case",
+    "no-ignore-command-error",
+    "no-null",
+    "no-overwrite-dir",
+    "no-quote-chars=",
+    "no-recursion",
+    "no-same-owner",
+    "no-same-permissions",
+    "no-seek",
+    "no-selinux",
+    "no-unquote",
+    "no-verbatim-files-from",
+    "no-wildcards",
+    "no-wildcards-match-slash",
+    "no-xattrs",
+    "null",
+    "numeric-owner",
+    "occurrence",
+    "old-archive",
+    "one-file-system",
+    "one-top-level",
+    "overwrite",
+    "overwrite-dir",
+    "owner-map=",
+    "owner=",
+    "pax-option=",
+    "portability",
+    "posix",
+    "preserve-order",
+    "preserve-permissions",
+    "quote-chars=",
+    "quoting-style=",
+    "read-full-records",
+    "record-size=",
+    "recursion",
+    "recursive-unlink",
+    "remove-files",
+    "restrict",
+    "rmt-command=",
+    "rsh-command=",
+    "same-order",
+    "same-owner",
+    "same-permissions",
+    "seek",
+    "selinux",
+    "show-defaults",
+    "show-omitted-dirs",
+    "show-snapshot-field-ranges",
+    "show-stored-names",
+    "show-transformed-names",
+    "skip-old-files",
+    "sort=",
+    "sparse",
+    "sparse-version=",
+    "starting-file=",
+    "strip-components=",
+    "suffix=",
+    "tape-length=",
+    "test-label",
+    "to-command=",
+    "to-stdout",
+    "totals",
+    "touch",
+    "transform=",
+    "uncompress",
+    "ungzip",
+    "unlink-first",
+    "unquote",
+    "update",
+    "usage",
+    "use-compress-program=",
+    "utc",
+    "verbatim-files-from",
+    "verbose",
+    "verify",
+    "version",
+    "volno-file=",
+    "warning=",
+    "wildcards",
+    "wildcards-match-slash",
+    "xattrs",
+    "xattrs-exclude=",
+    "xattrs-include=",
+    "xform=",
+    "xz",
+    "zstd",
+};
+
 bool Tar(Extractor& x, const Argv& argv, const Frame& f, int) {
   if (AnyComputed(x, argv, f, "an option such as --to-command that runs a program")) return true;
-  static constexpr std::array<std::string_view, 6> kExec = {
-      "to-command",  "checkpoint-action", "use-compress-program",
-      "rsh-command", "info-script",       "new-volume-script"};
   // Short options that take a value (GNU tar), in clusters and in the old bundled form.
   const std::string_view with_value = "bCfFgHIKLNTVX";
   bool force_local = false;
   std::vector<std::string> archives;
+  // What the command does to files: writes the archive (-c -r -u -A --delete), extracts files
+  // wherever the archive names them (-x), deletes what it archived (--remove-files).
+  bool writes_archive = false, extracts = false, to_stdout = false, removes = false;
+  std::vector<std::string> other_writes;  // -g FILE and the like
+  auto mode = [&](char c) {
+    if (c == 'c' || c == 'r' || c == 'u' || c == 'A') writes_archive = true;
+    if (c == 'x') extracts = true;
+    if (c == 'O') to_stdout = true;
+  };
   auto short_option = [&](char c, const std::string& value) {
-    if (c == 'I') OptionCommand(x, argv, f, "tar -I", value, true);
+    if (c == 'I') OptionCommand(x, argv, f, "-I", value, true);
     if (c == 'F') x.Unverified(f, Shown(argv), "tar -F runs a script at the end of each volume");
     if (c == 'f') archives.push_back(value);
+    if (c == 'g') other_writes.push_back(value);  // the incremental snapshot file
   };
   for (size_t i = 1; i < argv.size(); ++i) {
     const std::string& w = argv[i].text;
     if (w == "--") break;
     if (w.rfind("--", 0) == 0) {
       size_t eq = w.find('=');
-      std::string name = w.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
-      if (name == "force-local") force_local = true;
-      if (name.size() < 2) continue;
-      for (std::string_view e : kExec) {
-        if (e.substr(0, name.size()) != name) continue;
-        std::string value;
+      std::string written = w.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
+      // An exact name wins, else a unique abbreviation; tar itself refuses the others.
+      std::string_view name;
+      int matches = 0;
+      for (std::string_view l : kTarLongOptions) {
+        std::string_view bare = l.back() == '=' ? l.substr(0, l.size() - 1) : l;
+        if (bare == written) {
+          name = l;
+          matches = 1;
+          break;
+        }
+        if (bare.substr(0, written.size()) == written) {
+          name = l;
+          ++matches;
+        }
+      }
+      if (matches != 1) {
+        x.Unverified(f, Shown(argv),
+                     "tar: " + std::string(matches == 0 ? "unknown" : "ambiguous") + " option " +
+                         w + "; it could be one that runs a program");
+        return true;
+      }
+      std::string value;
+      if (name.back() == '=') {
+        name.remove_suffix(1);
         if (eq != std::string::npos) {
           value = w.substr(eq + 1);
         } else if (i + 1 < argv.size()) {
           value = argv[++i].text;
         }
-        if (e == "checkpoint-action") {
-          if (value.rfind("exec=", 0) == 0) {
-            OptionCommand(x, argv, f, "tar --checkpoint-action=exec", value.substr(5), true);
-          }
-        } else if (e == "info-script" || e == "new-volume-script") {
-          x.Unverified(f, Shown(argv), "tar --" + std::string(e) + " runs a script");
-        } else {
-          OptionCommand(x, argv, f, "tar --" + std::string(e), value, true);
-        }
-        break;
+      } else if (eq != std::string::npos) {
+        value = w.substr(eq + 1);  // an optional argument: --backup=numbered
       }
-      if (name == "file" || std::string("file").substr(0, name.size()) == name) {
-        if (eq != std::string::npos) archives.push_back(w.substr(eq + 1));
+      if (name == "checkpoint-action") {
+        if (value.rfind("exec=", 0) == 0) {
+          OptionCommand(x, argv, f, "--checkpoint-action=exec", value.substr(5), true);
+        }
+      } else if (name == "info-script" || name == "new-volume-script" || name == "rmt-command") {
+        x.Unverified(f, Shown(argv), "tar --" + std::string(name) + " runs a program");
+      } else if (name == "to-command" || name == "use-compress-program" || name == "rsh-command") {
+        OptionCommand(x, argv, f, "--" + std::string(name), value, true);
+      } else if (name == "force-local") {
+        force_local = true;
+      } else if (name == "create" || name == "append" || name == "update" || name == "catenate" ||
+                 name == "concatenate" || name == "delete") {
+        writes_archive = true;
+      } else if (name == "extract" || name == "get") {
+        extracts = true;
+      } else if (name == "to-stdout") {
+        to_stdout = true;
+      } else if (name == "remove-files") {
+        removes = true;
+      } else if (name == "file") {
+        archives.push_back(value);
+      } else if (name == "listed-incremental" || name == "index-file" || name == "volno-file") {
+        other_writes.push_back(value);
       }
       continue;
     }
@@ -781,6 +1033,7 @@ bool Tar(Extractor& x, const Argv& argv, const Frame& f, int) {
       size_t next = i + 1;
       for (size_t k = bundled ? 0 : 1; k < w.size(); ++k) {
         char c = w[k];
+        mode(c);
         if (with_value.find(c) == std::string_view::npos) continue;
         std::string value;
         if (bundled) {
@@ -799,6 +1052,21 @@ bool Tar(Extractor& x, const Argv& argv, const Frame& f, int) {
       i = next - 1;
     }
   }
+  if (removes) {
+    x.Unverified(f, Shown(argv),
+                 "tar --remove-files deletes the files it archives, which the policy judges "
+                 "like rm only when written as rm");
+  }
+  if (writes_archive) {
+    for (const std::string& a : archives) {
+      if (a != "-") x.OutputFile(f, a, true, "tar archive");
+    }
+  }
+  if (extracts && !to_stdout) {
+    x.AddWrite(f, "the files named in the archive", false, "tar extract");
+  }
+  for (const std::string& w : other_writes)
+    x.AddWrite(f, w, true, "tar");
   if (!force_local) {
     for (const std::string& a : archives) {
       size_t colon = a.find(':');
@@ -833,6 +1101,47 @@ bool Zip(Extractor& x, const Argv& argv, const Frame& f, int) {
       found = true;
     }
     if (found) OptionCommand(x, argv, f, "zip -TT", value, true);
+  }
+  // zip -m (also in clusters such as -rm) and --move delete the files it adds.
+  for (size_t i = 1; i < argv.size(); ++i) {
+    const std::string& w = argv[i].text;
+    if (w == "--") break;
+    bool move = w.size() > 2 && w.rfind("--", 0) == 0
+                    ? std::string("move").rfind(w.substr(2), 0) == 0
+                    : w.size() > 1 && w[0] == '-' && w.find('m') != std::string::npos;
+    if (move) {
+      x.Unverified(f, Shown(argv),
+                   "zip " + w +
+                       " deletes the files it adds, which the policy judges like rm "
+                       "only when written as rm");
+      return true;
+    }
+  }
+  // The archive it writes: the first operand, after options whose value is the next word.
+  // -O/--out and -lf name other files it writes.
+  static constexpr std::array<std::string_view, 14> kWithValue = {"-b",  "-n",
+                                                                  "-t",  "-tt",
+                                                                  "-Z",  "-P",
+                                                                  "-O",  "--out",
+                                                                  "-s",  "-ds",
+                                                                  "-lf", "--logfile-path",
+                                                                  "-TT", "--unzip-command"};
+  for (size_t i = 1; i < argv.size(); ++i) {
+    const std::string& w = argv[i].text;
+    if (std::find(kWithValue.begin(), kWithValue.end(), w) != kWithValue.end()) {
+      if (i + 1 < argv.size() &&
+          (w == "-O" || w == "--out" || w == "-lf" || w == "--logfile-path")) {
+        x.OutputFile(f, argv[i + 1].text, true, "zip " + w);
+      }
+      ++i;
+      continue;
+    }
+    if (w != "-" && !w.empty() && w[0] == '-' && w != "--") continue;
+    if (w == "--") ++i;
+    if (i < argv.size() && argv[i].text != "-") {
+      x.OutputFile(f, argv[i].text, true, "zip archive");
+    }
+    break;
   }
   return true;
 }
@@ -893,11 +1202,7 @@ bool Tee(Extractor& x, const Argv& argv, const Frame& f, int) {
       }
       if (a.text.size() > 1 && a.text[0] == '-') continue;  // -a, --append, --output-error=...
     }
-    if (a.is_static && (a.text == "/dev/null" || a.text == "/dev/stdout" ||
-                        a.text == "/dev/stderr" || a.text == "/dev/tty")) {
-      continue;
-    }
-    x.AddWrite(f, a.text, a.is_static, "tee");
+    x.OutputFile(f, a.text, a.is_static, "tee");
   }
   return true;
 }
@@ -911,9 +1216,7 @@ bool Dd(Extractor& x, const Argv& argv, const Frame& f, int) {
     }
     if (a.text.rfind("of=", 0) == 0) {
       std::string target = a.text.substr(3);
-      if (target != "/dev/null" && target != "/dev/stdout" && target != "/dev/stderr") {
-        x.AddWrite(f, target, true, "dd of=");
-      }
+      x.OutputFile(f, target, true, "dd of=");
     }
   }
   return true;

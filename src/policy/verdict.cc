@@ -38,6 +38,41 @@ RuleMatch MatchAny(const std::vector<Pattern>& patterns, const Argv& argv, bool 
   return m;
 }
 
+// Text that does not parse may still run: bash accepts some of what safesh refuses (extglob
+// patterns, for one). Its words are split roughly at blanks and operators, quotes dropped, and
+// every run of words after each word is matched against the deny rules. This can only turn a
+// verdict into a denial, never allow anything.
+const Pattern* DeniedInUnparsed(const std::vector<Pattern>& deny, const std::string& text) {
+  std::vector<std::vector<std::string>> segments(1);
+  std::string word;
+  auto end_word = [&]() {
+    if (!word.empty()) segments.back().push_back(word);
+    word.clear();
+  };
+  for (char c : text) {
+    if (std::string_view(" \t").find(c) != std::string_view::npos) {
+      end_word();
+    } else if (std::string_view(";&|()<>{}`$\n").find(c) != std::string_view::npos) {
+      end_word();
+      segments.emplace_back();
+    } else if (c != '\'' && c != '"' && c != '\\') {
+      word += c;
+    }
+  }
+  end_word();
+  for (const std::vector<std::string>& seg : segments) {
+    for (size_t i = 0; i < seg.size(); ++i) {
+      Argv argv;
+      for (size_t k = i; k < seg.size(); ++k)
+        argv.push_back(Arg{seg[k], true, {}});
+      for (const Pattern& p : deny) {
+        if (Match(p, argv, /*by_base_name=*/true) == MatchResult::kYes) return &p;
+      }
+    }
+  }
+  return nullptr;
+}
+
 Verdict FromExtraction(const Policy* policy, Extraction ex, std::string_view strict_text,
                        bool check_strict, const JudgeOptions& options) {
   Verdict v;
@@ -79,6 +114,14 @@ Verdict FromExtraction(const Policy* policy, Extraction ex, std::string_view str
       if (m.maybe != nullptr) {
         asks.push_back(Quote(ShowArgv(c.use.argv)) + Where(c.use) + " may match the deny rule " +
                        Quote(m.maybe->text) + " depending on values computed when it runs");
+      }
+    }
+  }
+  if (policy != nullptr) {
+    for (const std::string& text : ex.unparsed) {
+      if (const Pattern* p = DeniedInUnparsed(policy->deny(), text)) {
+        return decide(Decision::kDeny, "text that safesh cannot parse, but bash may run, names " +
+                                           Quote(p->text) + ", which a deny rule forbids");
       }
     }
   }
@@ -136,6 +179,14 @@ Verdict FromExtraction(const Policy* policy, Extraction ex, std::string_view str
   for (const Finding& f : v.runtime)
     asks.push_back(Quote(f.subject) + ": " + f.reason);
   for (JudgedCommand& c : v.commands) {
+    // A wrapper or shell run by xargs receives words read from its input, which could be the
+    // command it runs or its options (`xargs timeout 5 rg x' gives rg file names that could
+    // be --pre=...): the words are not known, transparent or not.
+    if (Transparent(c.use) && c.use.takes_input_args && !c.use.in_unverified) {
+      asks.push_back(Quote(ShowArgv(c.use.argv)) + Where(c.use) +
+                     " receives more arguments read from its input");
+      continue;
+    }
     if (Transparent(c.use)) continue;
     RuleMatch m = MatchAny(policy->auto_approve(), c.use.argv, /*by_base_name=*/false);
     if (m.yes != nullptr && c.matched.empty()) c.matched = "auto_approve: " + m.yes->text;

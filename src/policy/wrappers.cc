@@ -361,7 +361,7 @@ bool Sudo(Extractor& x, const Argv& argv, const Frame& f, int index) {
       x.Unverified(f, Shown(argv), "sudo -s runs a command line computed when it runs");
       return true;
     }
-    x.ShellText(text, f, "sudo -s", Shown(argv));
+    x.ShellText(text, f, "sudo -s", Shown(argv), Extractor::Dialect::kPosixSh);
     return true;
   }
   RunInner(x, argv, i, f, "sudo");
@@ -399,7 +399,7 @@ bool Flock(Extractor& x, const Argv& argv, const Frame& f, int index) {
       x.Unverified(f, Shown(argv), "flock -c runs a command line computed when it runs");
       return true;
     }
-    x.ShellText(argv[file + 2].text, f, "flock -c", Shown(argv));
+    x.ShellText(argv[file + 2].text, f, "flock -c", Shown(argv), Extractor::Dialect::kPosixSh);
     return true;
   }
   RunFromOperand(x, argv, f, index, p, 1);
@@ -568,7 +568,7 @@ bool Strace(Extractor& x, const Argv& argv, const Frame& f, int index) {
     if (o.name == "-o" || o.name == "--output") {
       if (o.value_static && !o.value.empty() && (o.value[0] == '|' || o.value[0] == '!')) {
         // strace -o '|cmd' pipes the trace into a shell command.
-        x.ShellText(o.value.substr(1), f, "strace -o |", Shown(argv));
+        x.ShellText(o.value.substr(1), f, "strace -o |", Shown(argv), Extractor::Dialect::kPosixSh);
       } else {
         x.AddWrite(f, o.value, o.value_static, "strace " + o.name);
       }
@@ -616,7 +616,7 @@ bool Script(Extractor& x, const Argv& argv, const Frame& f, int index) {
     return true;
   }
   Use(x, index).role = Role::kWrapper;
-  x.ShellText(cmd->value, f, "script -c", Shown(argv));
+  x.ShellText(cmd->value, f, "script -c", Shown(argv), Extractor::Dialect::kPosixSh);
   return true;
 }
 
@@ -646,7 +646,7 @@ bool Watch(Extractor& x, const Argv& argv, const Frame& f, int index) {
     x.Unverified(f, Shown(argv), "watch runs a command line computed when it runs");
     return true;
   }
-  x.ShellText(text, f, "watch", Shown(argv));
+  x.ShellText(text, f, "watch", Shown(argv), Extractor::Dialect::kPosixSh);
   return true;
 }
 
@@ -685,7 +685,7 @@ bool Su(Extractor& x, const Argv& argv, const Frame& f, int index) {
     return true;
   }
   Use(x, index).role = Role::kWrapper;
-  x.ShellText(command->text, f, name + " -c", Shown(argv));
+  x.ShellText(command->text, f, name + " -c", Shown(argv), Extractor::Dialect::kPosixSh);
   return true;
 }
 
@@ -713,7 +713,29 @@ bool Xargs(Extractor& x, const Argv& argv, const Frame& f, int index) {
     RunInner(x, echo, 0, f, "xargs", /*takes_input_args=*/true);
     return true;
   }
-  RunInner(x, argv, p.first_operand, f, "xargs", /*takes_input_args=*/true);
+  // With -I R, -i[R] or --replace[=R], xargs puts each input line wherever R appears, inside
+  // words too: `xargs -I{} sh -c 'echo {}'' runs input as shell code. Such words are computed.
+  std::string replace;
+  for (const ParsedOption& o : p.options) {
+    if (o.name == "-I" || o.name == "-i" || o.name == "--replace") {
+      if (!o.value_static) {
+        x.Unverified(f, Shown(argv),
+                     "xargs " + o.name + " uses a replace string computed when it runs");
+        return true;
+      }
+      replace = o.has_value ? o.value : std::string("{}");
+    }
+  }
+  Argv run = argv;
+  if (!replace.empty()) {
+    for (size_t k = p.first_operand; k < run.size(); ++k) {
+      if (run[k].text.find(replace) == std::string::npos) continue;
+      run[k].is_static = false;
+      run[k].why = "xargs replaces " + replace + " with a line of its input";
+    }
+  }
+  // With a replace string, xargs appends nothing.
+  RunInner(x, run, p.first_operand, f, "xargs", /*takes_input_args=*/replace.empty());
   return true;
 }
 

@@ -179,9 +179,17 @@ bool ParserImpl::ArithIsOp(const char* op) const {
   Fail(st.pos, "arithmetic syntax error near `" + shown + "'");
 }
 
+// `1+1+...+1' is read in a loop, but makes a tree as deep as it is long, which every walk of the
+// tree recurses through: such chains are bounded too, more generously than nesting.
+constexpr int kMaxArithChain = 2000;
+
 ArithExpr* ParserImpl::ArithComma() {
   auto left = ArithAssign();
-  while (ArithIsOp(",")) {
+  for (int chain = 0; ArithIsOp(","); ++chain) {
+    if (chain >= kMaxArithChain) {
+      Unsupported(arith_->pos, "arithmetic with more than " + std::to_string(kMaxArithChain) +
+                                   " operators in a row is not supported");
+    }
     ArithLex();
     auto right = ArithAssign();
     auto n = MakeNode(arena_, ArithKind::kBinary, left->begin, right->end);
@@ -200,8 +208,11 @@ ArithExpr* ParserImpl::ArithAssign() {
       Fail(arith_->pos, "arithmetic: attempted assignment to a non-variable");
     }
     std::string_view op = arith_->text;
+    // x=y=z=... recurses once per operator: bounded like any other nesting.
+    Enter(Off(arith_->pos));
     ArithLex();
     auto right = ArithAssign();
+    Leave();
     auto n = MakeNode(arena_, ArithKind::kBinary, left->begin, right->end);
     n->op = op;
     n->a = left;
@@ -214,14 +225,18 @@ ArithExpr* ParserImpl::ArithAssign() {
 ArithExpr* ParserImpl::ArithTernary() {
   auto cond = ArithBinary(0);
   if (!ArithIsOp("?")) return cond;
+  Enter(Off(arith_->pos));
   ArithLex();
   bool saved = arith_->stop_at_colon;
   arith_->stop_at_colon = false;
   auto then_e = ArithComma();
   arith_->stop_at_colon = saved;
+  Leave();
   if (!ArithIsOp(":")) Fail(arith_->pos, "arithmetic: `:' expected for conditional expression");
+  Enter(Off(arith_->pos));
   ArithLex();
   auto else_e = ArithTernary();
+  Leave();
   auto n = MakeNode(arena_, ArithKind::kTernary, cond->begin, else_e->end);
   n->op = "?:";
   n->a = cond;
@@ -234,8 +249,12 @@ ArithExpr* ParserImpl::ArithBinary(int level) {
   const auto& levels = BinaryLevels();
   if (level >= static_cast<int>(levels.size())) return ArithPower();
   auto left = ArithBinary(level + 1);
-  for (;;) {
+  for (int chain = 0;; ++chain) {
     if (arith_->kind != ArithState::kOp) break;
+    if (chain >= kMaxArithChain) {
+      Unsupported(arith_->pos, "arithmetic with more than " + std::to_string(kMaxArithChain) +
+                                   " operators in a row is not supported");
+    }
     bool match = false;
     for (const auto& op : levels[level]) {
       if (arith_->text == op) match = true;
@@ -256,8 +275,10 @@ ArithExpr* ParserImpl::ArithBinary(int level) {
 ArithExpr* ParserImpl::ArithPower() {
   auto left = ArithUnary();
   if (!ArithIsOp("**")) return left;
+  Enter(Off(arith_->pos));
   ArithLex();
   auto right = ArithPower();  // right-associative
+  Leave();
   auto n = MakeNode(arena_, ArithKind::kBinary, left->begin, right->end);
   n->op = "**";
   n->a = left;

@@ -126,6 +126,9 @@ void ParserImpl::AddLitRun(ArenaVec<Part>& parts, size_t pos, size_t end) {
 // character and leaves the reader after it. `qc` is the quote context bash passes.
 size_t ParserImpl::SkipMatched(int qc, int open, int close, unsigned flags) {
   size_t start = reader_.pos();
+  // Each nested quote, ${, $[ or `...` recurses: count it against the nesting limit, or deep
+  // enough input (`${x:-' repeated) overflows the stack before any other limit applies.
+  Enter(Off(start > 0 ? start - 1 : 0));
   int count = 1;
   bool passnext = false;
   bool wasdol = false;
@@ -154,7 +157,10 @@ size_t ParserImpl::SkipMatched(int qc, int open, int close, unsigned flags) {
     } else if (!(flags & match::kFirstClose) && ch == open) {
       ++count;
     }
-    if (count == 0) return cpos;
+    if (count == 0) {
+      Leave();
+      return cpos;
+    }
 
     if (open == '\'') {
       if ((flags & match::kAllowEsc) && ch == '\\') passnext = true;

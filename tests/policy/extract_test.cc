@@ -143,6 +143,37 @@ TEST(Extract, ShellsWithALiteralScript) {
   EXPECT_FALSE(ExtractScript("bash -c 'rm -rf ~'").commands[1].argv[2].is_static);
 }
 
+// /bin/sh is dash on Debian and Ubuntu, and dash reads some of bash's syntax as something else:
+// `$'\' ; rm x #'` is one string for bash, but `$`, then '\', then `; rm x` for dash. Texts run
+// by a POSIX sh (sh -c, and what tools hand to system(), popen() or sh -c) are unverified when
+// they use such syntax; bash -c, eval and trap are read by bash.
+TEST(Extract, TextsRunByPosixShAreReadAsDashWouldReadThem) {
+  ExpectUnverified({
+      R"(sh -c "echo \$'\\' ; rm -rf victim #'")",
+      R"(dash -c 'echo $"x"')",
+      R"(/bin/sh -c "echo \$'\\' ; ls #'")",
+      R"(awk "BEGIN { system(\"echo \$'\\\\' ; rm -f victim #'\") }")",
+      R"(echo x | sed "1e echo \$'\\\\' ; rm -f victim #'")",
+      R"(tar -cf /dev/null --to-command="echo \$'\\' ; ls #'" f)",
+      R"(git -c core.pager="echo \$'\\' ; ls #'" log)",
+      R"(watch "echo \$'\\' ; ls #'")",
+      R"(man -P "echo \$'\\' ; ls #'" ls)",
+      // dash ends ${...} at the first brace even inside single quotes in double quotes.
+      R"(sh -c "a=\"\${x:-'}\"; echo INJECT; #'}\"")",
+      // The here-document ends at X for bash, at $X for dash.
+      "sh -c 'cat <<$'\\''X'\\''\n$X\nls\nX'",
+      // Each writes the file b in dash.
+      "sh -c '[[ a > b ]]'",
+      "sh -c '(( a > b ))'",
+      "sh -c 'echo {a,b}'",
+      "sh -c 'cat <<< x'",
+      "sh -c 'ls |& cat'",
+      "sh -c 'echo ${x/a/b}'",
+  });
+  ExpectVerified({"sh -c 'ls; echo \"$x\"'", "sh -c \"grep 'x$' f\"",
+                  R"(bash -c "echo \$'\\' ; ls #'")", "sh -c 'echo ${x:-a} ${#x} ${x%%.*}'"});
+}
+
 TEST(Extract, Wrappers) {
   ExpectCommands({
       {"timeout 5 a", {"wrapper: timeout 5 a", "command: a"}},
@@ -222,7 +253,20 @@ TEST(Extract, RedirectionsThatWrite) {
            {"a > f", {"f"}},
            {"a >> f 2> g &> h &>> i >| j <> k", {"f", "g", "h", "i", "j", "k"}},
            {"a >& f", {"f"}},
-           {"a > /dev/null 2>&1 >/dev/stderr >/dev/stdout >/dev/tty 3>&- 4>&2- >/dev/fd/3", {}},
+           {"a > /dev/null 2>&1 >/dev/stderr >/dev/stdout >/dev/tty 3>&- 4>&2- >/dev/fd/2", {}},
+           // These reopen the file behind the descriptor for writing: `3<victim >/dev/fd/3'
+           // overwrites victim.
+           {"a 3<victim >/dev/fd/3", {"/dev/fd/3"}},
+           {"a >/dev/fd/0 >/dev/stdin >/proc/self/fd/1",
+            {"/dev/fd/0", "/dev/stdin", "/proc/self/fd/1"}},
+           // Harmless only while descriptors 1 and 2 are the line's own output.
+           {"a 2<victim >/dev/stderr", {"/dev/stderr"}},
+           {"a 1<>victim; b >/dev/fd/1", {"victim", "/dev/fd/1"}},
+           {"exec 3<victim; a 1>&3 >/dev/stdout", {"/dev/stdout"}},
+           {"{ a >/dev/stderr; } 2<victim", {"/dev/stderr"}},
+           {"bash -c 'a >/dev/stderr' 2<victim", {"/dev/stderr"}},
+           {"a | tee /dev/stderr 2<<<x", {"/dev/stderr"}},
+           {"a < in >/dev/stdout 2>&1", {}},
            {"a < in.txt <<< x", {}},
            {"(a > f)", {"f"}},
            {"{ a; } > f", {"f"}},
@@ -270,6 +314,24 @@ TEST(Extract, ToolsThatWriteFiles) {
            {"awk '{print > \"f\"}' x", {"f"}},
            {"script -q -c a log.txt", {"log.txt"}},
            {"strace -o trace.txt a", {"trace.txt"}},
+           // tar writes the archive it creates or changes, and extracts wherever the archive
+           // says; listing and extracting to standard output write nothing.
+           {"tar cf victim /etc/hostname", {"victim"}},
+           {"tar -czf out.tgz src", {"out.tgz"}},
+           {"tar --create --file out.tar src", {"out.tar"}},
+           {"tar -rf a.tar x; tar --delete -f b.tar x; tar -uf c.tar x",
+            {"a.tar", "b.tar", "c.tar"}},
+           {"tar -g snap -cf - x", {"snap"}},
+           {"tar xf a.tar", {"the files named in the archive"}},
+           {"tar -C / -xf a.tar", {"the files named in the archive"}},
+           {"tar --extract -f a.tar", {"the files named in the archive"}},
+           {"tar -tf a.tar; tar tvf a.tar; tar --list -f a.tar; tar -xOf a.tar f; tar czf - x", {}},
+           {"tar -cf /dev/null x", {}},
+           // zip writes its archive, and -O and -lf files.
+           {"zip out.zip f", {"out.zip"}},
+           {"zip -r -b /tmp out.zip src", {"out.zip"}},
+           {"zip -O new.zip old.zip f", {"new.zip", "old.zip"}},
+           {"zip - f; zip -v", {}},
        }) {
     Extraction e = ExtractScript(w.script);
     std::vector<std::string> got;
@@ -277,6 +339,13 @@ TEST(Extract, ToolsThatWriteFiles) {
       got.push_back(x.target);
     EXPECT_EQ(got, w.targets) << w.script << "\n" << Dump(e);
   }
+}
+
+TEST(Extract, ToolsThatDeleteFiles) {
+  ExpectUnverified({"tar -cf /dev/null --remove-files victim", "tar -cf x.tar --remove victim",
+                    "zip -m a.zip victim", "zip -rm a.zip d", "zip --move a.zip victim",
+                    // An ambiguous or unknown long option could be one that runs a program.
+                    "tar --to ls -xf a.tar", "tar --frob -tf a.tar"});
 }
 
 TEST(Extract, ExecCapableOptionsOfOrdinaryTools) {
@@ -337,6 +406,22 @@ TEST(Extract, ExecCapableOptionsOfOrdinaryTools) {
                   "rg --pre-glob '*.pdf' x", "git log --oneline -5", "awk '$3 > 100' f",
                   "sed -n '/x/,/y/p' f", "sort -k2 -t, f", "man ls", "tar -xzf x.tar.gz",
                   "tar xzf x.tar.gz -C dir", "zip -r z.zip d"});
+}
+
+// gawk reads -W NAME[=VALUE] as --NAME[=VALUE], with abbreviations: -W source= is a program,
+// -W load=, include=, file= and exec= read code from elsewhere.
+TEST(Extract, AwkDashWOptions) {
+  EXPECT_TRUE(Has(ExtractScript(R"(awk -W source='BEGIN{system("a")}')"), "command: a"));
+  EXPECT_TRUE(Has(ExtractScript(R"(awk -Wsource='BEGIN{system("a")}')"), "command: a"));
+  EXPECT_TRUE(Has(ExtractScript(R"(gawk -W so='BEGIN{system("a")}' f)"), "command: a"));
+  // The program given with -W source is the program: the first operand is a file.
+  EXPECT_TRUE(Has(ExtractScript(R"(awk -W source='BEGIN{system("a")}' '{print}')"), "command: a"));
+  ExpectUnverified({"awk -W load=x '{print}'", "awk -W include=x '{print}'", "awk -W file=x",
+                    "awk -W exec=x", "awk -W e=x", "awk -Wload=x 1", "awk -W so 'BEGIN{}'",
+                    "awk -W nosuchoption 1", "awk -W \"$o\" 1", "awk --load=x 1",
+                    "awk --include x 1", "awk -l x 1", "awk -i x 1", "awk -E x", "awk -f x",
+                    "awk --exec=x", "awk --so=\"$p\""});
+  ExpectVerified({"awk -W version", "awk -W lint '{print}' f", "awk -W posix 1 f"});
 }
 
 TEST(Extract, LookupsDoNotRunTheCommand) {
@@ -406,12 +491,57 @@ TEST(Extract, ArithmeticContexts) {
 }
 
 TEST(Extract, VariablesThatChangeWhatRuns) {
-  ExpectUnverified({"PATH=/tmp ls", "LD_PRELOAD=./x.so ls", "BASH_ENV=./e bash -c true",
-                    "GIT_EXTERNAL_DIFF=x git diff", "PS4='$(a)'; set -x", "export PATH=/tmp",
-                    "env LD_PRELOAD=x ls", "declare -x PROMPT_COMMAND=a", "PAGER=x man ls",
-                    "HOME=/tmp git status", "sudo LD_PRELOAD=x ls",
-                    "env 'BASH_FUNC_x%%=() { a; }' bash"});
-  ExpectVerified({"X=1 ls", "IFS=, read -r a b", "export FOO=1", "LANG=C sort f"});
+  ExpectUnverified({"PATH=/tmp ls",
+                    "LD_PRELOAD=./x.so ls",
+                    "BASH_ENV=./e bash -c true",
+                    "GIT_EXTERNAL_DIFF=x git diff",
+                    "PS4='$(a)'; set -x",
+                    "export PATH=/tmp",
+                    "env LD_PRELOAD=x ls",
+                    "declare -x PROMPT_COMMAND=a",
+                    "PAGER=x man ls",
+                    "HOME=/tmp git status",
+                    "sudo LD_PRELOAD=x ls",
+                    "env 'BASH_FUNC_x%%=() { a; }' bash",
+                    "BASH_CMDS=([ls]=/bin/rm); ls victim",
+                    "BASH_CMDS[ls]=/bin/rm; ls victim",
+                    "BASH_ALIASES[ls]='rm -f'",
+                    "BASH_XTRACEFD=3",
+                    "BASH_COMPAT=31",
+                    "POSIXLY_CORRECT=1 sort f -o x",
+                    "EXECIGNORE='*'",
+                    "BASH_LOADABLES_PATH=. enable x"});
+  ExpectVerified({"X=1 ls", "IFS=, read -r a b", "export FOO=1", "LANG=C sort f", "FUNCNEST=10 ls",
+                  "GLOBIGNORE=x ls"});
+}
+
+// Every way bash gives a variable a value goes through the same check as NAME=VALUE.
+TEST(Extract, EveryAssignmentOfADangerousVariableIsChecked) {
+  ExpectUnverified({"for PATH in /tmp/evil; do ls; done",
+                    "select PATH in /tmp/evil; do ls; done",
+                    "for PATH; do ls; done",
+                    "printf -v PATH %s /tmp/evil; ls",
+                    "bash -ac 'for BASH_ENV in /dev/stdin; do bash -c true <<< x; done'",
+                    "coproc PATH { cat; }",
+                    "read PATH <<< /tmp/evil; ls",
+                    "read -a PATH <<< /tmp/evil",
+                    "mapfile PATH < f; ls",
+                    "readarray -t PATH < f",
+                    "getopts a PATH",
+                    "wait -p PATH",
+                    "exec {PATH}>/dev/null; ls",
+                    "ls {BASH_ENV}>/dev/null",
+                    "unset PATH; ls",
+                    "f() { local PATH; ls; }",
+                    "(( PATH = 1 ))",
+                    "let PATH++",
+                    "for ((PATH=1; ;)); do ls; done",
+                    ": ${BASH_ENV:=/tmp/x}",
+                    "read 'PATH[0]' <<< x"});
+  ExpectVerified({"for f in a b; do echo; done", "test -v PATH", "[[ -v PATH ]]", "declare -p PATH",
+                  "read -r line", "(( n = 1 ))", ": ${x:=1}"});
+  // An integer variable evaluates what read gives it as arithmetic.
+  EXPECT_FALSE(ExtractScript("declare -i n; read n").runtime.empty());
 }
 
 TEST(Extract, ParseErrors) {
@@ -420,6 +550,16 @@ TEST(Extract, ParseErrors) {
   EXPECT_NE(e.parse_error->ToString().find("1:5"), std::string::npos) << e.parse_error->ToString();
   // A nested script that does not parse makes its command unverified.
   ExpectUnverified({"bash -c 'if true'", "eval 'a ('"});
+}
+
+// Deep trees are not walked past a bound (the walk recurses): unverified, not a crash.
+TEST(Extract, DeepArithmeticIsUnverified) {
+  std::string sum;
+  for (int i = 0; i < 1999; ++i)
+    sum += "1+";
+  Extraction e = ExtractScript("echo $(( " + sum + "$(a) ))");
+  EXPECT_FALSE(e.unverified.empty()) << Dump(e);
+  EXPECT_FALSE(ExtractScript("echo $(( " + sum + "1 ))").parse_error) << Dump(e);
 }
 
 TEST(Extract, Argv) {

@@ -93,6 +93,24 @@ auto_approve = ["ls *", "cat *", "grep *", "git status", "bash *", "timeout *", 
                  {"find . -delete", kAsk},
                  {"ls; (( i++ ))", kAsk},
              });
+  // Input text substituted into a shell script, and words appended through a wrapper.
+  Policy p2 = Rules(R"(
+[commands]
+auto_approve = ["echo *", "sh *", "bash *", "xargs *", "find *", "timeout *", "rg *", "grep *",
+                "awk *"]
+)");
+  Expect(&p2, {
+                  {"echo 'x; rm -f victim' | xargs -I{} sh -c 'echo {}'", kAsk},
+                  {"echo a | xargs -i sh -c 'echo {}'", kAsk},
+                  {"echo a | xargs --replace=Q bash -c 'echo Q'", kAsk},
+                  {"find fx -type f -exec sh -c 'echo {}' \\;", kAsk},
+                  {"find fx -type f -exec sh -c 'echo x{}' \\;", kAsk},
+                  {"find e -exec awk {} \\;", kAsk},
+                  {"echo a | xargs timeout 5 rg x", kAsk},
+                  {"echo a | xargs sh -c 'echo \"$@\"' sh", kAsk},
+                  {"find . -name '*.go' -exec grep foo {} +", kAllow},
+                  {"echo a | xargs -I{} sh -c 'echo x'", kAllow},
+              });
   // `git status` in the words form is `git status` with any arguments.
   Policy words = Rules("[commands]\nauto_approve = [\"git status\"]\n");
   EXPECT_EQ(D(&words, "git status --short"), kAllow);
@@ -139,6 +157,27 @@ TEST(Verdict, ParseErrorsAndNoPolicy) {
   EXPECT_EQ(D(nullptr, "rm -rf /"), kAsk);
   EXPECT_EQ(D(nullptr, "find / -name x"), kDeny);
   EXPECT_EQ(D(nullptr, "   "), kDeny);  // empty
+}
+
+// bash accepts some text safesh cannot parse (extglob, for one): a denied command named in it
+// is denied, not merely asked about. Nothing else changes.
+TEST(Verdict, DeniedCommandsInTextThatDoesNotParse) {
+  Policy p = Rules(R"(
+[commands]
+deny = ["rm", "git push --force*"]
+auto_approve = ["ls *", "bash *", "echo *"]
+)");
+  Expect(&p, {
+                 {"[[ x == @($(rm y)) ]]", kDeny},
+                 {"bash -O extglob -c 'case x in @(a|b)) rm y;; esac'", kDeny},
+                 {"bash -O extglob -c 'case x in @(a|b)) /bin/rm y;; esac'", kDeny},
+                 {"eval 'r\"m\" x ('", kDeny},
+                 {"ls; if true; then git push --force; ", kDeny},
+                 {"bash -O extglob -c 'case x in @(a|b)) ls;; esac'", kAsk},
+                 // Words are not told apart from arguments: unparsable text naming rm
+                 // anywhere is denied (it could not have been approved anyway).
+                 {"echo 'rm", kDeny},
+             });
 }
 
 TEST(Verdict, DiskSweeps) {

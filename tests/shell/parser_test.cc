@@ -342,6 +342,30 @@ TEST(Parser, DepthLimit) {
   EXPECT_TRUE(shell::Parse("echo " + deep, opt).ok());
 }
 
+// Every recursion of the parser counts against the limit, also where it only looks for the end
+// of a construct: these used to overflow the stack.
+TEST(Parser, DepthLimitCoversEveryRecursion) {
+  auto repeat = [](const std::string& s, int n) {
+    std::string out;
+    for (int i = 0; i < n; ++i)
+      out += s;
+    return out;
+  };
+  for (const std::string& script :
+       {"echo " + repeat("${x:-", 50000), "echo \"" + repeat("${x:-'", 50000),
+        "(( " + repeat("x=", 100000) + "1 ))", "(( " + repeat("1?1:", 100000) + "1 ))",
+        "(( " + repeat("2**", 100000) + "1 ))"}) {
+    shell::ParseResult r = shell::Parse(script);
+    ASSERT_FALSE(r.ok()) << script.substr(0, 40);
+    EXPECT_NE(r.error->message.find("nesting deeper than"), std::string::npos) << r.error->message;
+  }
+  // `1+1+...' is read in a loop but makes a tree as deep as it is long: bounded too.
+  shell::ParseResult chain = shell::Parse("echo $(( " + repeat("1+", 100000) + "1 ))");
+  ASSERT_FALSE(chain.ok());
+  EXPECT_NE(chain.error->message.find("operators in a row"), std::string::npos);
+  EXPECT_TRUE(shell::Parse("echo $(( " + repeat("1+", 1999) + "1 ))").ok());
+}
+
 TEST(Parser, Extglob) {
   EXPECT_EQ(Tree("echo @(a|b)"), "ERROR 1:7: syntax error near unexpected token `('");
   shell::ParseOptions opt;
