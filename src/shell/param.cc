@@ -39,7 +39,7 @@ std::string ParserImpl::ReadParamName() {
 
 // The parts of an operand inside ${...}, up to the end of the braces or one of `stops` (which is
 // consumed and returned). Inside double quotes a single quote is an ordinary character for the
-// - = ? + operators (`squote_literal`), as bash treats it.
+// - = + operators (`squote_literal`), as bash treats it; for ? it still quotes.
 int ParserImpl::ScanBoundedParts(ArenaVec<Part>& parts, const RegionOptions& o) {
   for (;;) {
     reader_.Peek(true);
@@ -70,16 +70,10 @@ int ParserImpl::ScanBoundedParts(ArenaVec<Part>& parts, const RegionOptions& o) 
     }
     if (ch == '\'') {
       if (o.squote_literal) {
-        // Ordinary character, but bash still matched it as a pair to find the end of ${...}.
+        // An ordinary character: what follows it is still expanded, $(...) and `...` run
+        // ("${x:-'$(cmd)'}" runs cmd). The quotes were matched as a pair only to find the end
+        // of ${...}, which the reader's limit already marks.
         AddLit(parts, cpos, reader_.pos());
-        for (;;) {
-          reader_.Peek(false);
-          size_t qpos = reader_.pos();
-          int q = reader_.Get(false);
-          if (q < 0) break;
-          AddLit(parts, qpos, reader_.pos());
-          if (q == '\'') break;
-        }
       } else {
         ScanSingleQuoted(parts, cpos);
       }
@@ -287,9 +281,9 @@ void ParserImpl::ParseParamOperator(ParamExp& pe, bool in_dquote,
               : op == '?' ? ParamOp::kError
                           : ParamOp::kAlternative;
       pe.op_text = kOps[at + (pe.colon ? 1 : 0)];
-      pe.operand =
-          arena_.New<Word>(ScanParamOperand(nullptr, in_dquote,
-                                            /*squote_literal=*/in_dquote, WordUse::kCond, nullptr));
+      pe.operand = arena_.New<Word>(ScanParamOperand(nullptr, in_dquote,
+                                                     /*squote_literal=*/in_dquote && op != '?',
+                                                     WordUse::kCond, nullptr));
       return;
     }
     case '#':

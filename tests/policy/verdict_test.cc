@@ -291,6 +291,19 @@ TEST(Verdict, Json) {
   EXPECT_TRUE(e.at("parse_error").is_string());
 }
 
+// Inside double quotes (and an unquoted here-document) a single quote in the word of ${x:-...},
+// ${x:=...} or ${x:+...} is an ordinary character: what it encloses is still expanded.
+TEST(Verdict, SingleQuotesInsideDoubleQuotedDefaultsDoNotHideCommands) {
+  Policy p = Rules("[commands]\ndeny = [\"rm\"]\nauto_approve = [\"echo *\", \"cat\"]\n");
+  for (const char* c : {"echo \"${x:-'$(rm -f v)'}\"", "echo \"${x:+'$(rm -f v)'}\"",
+                        "echo \"${x:='$(rm -f v)'}\"", "echo \"${x:-'}'$(rm -f v)}\"",
+                        "echo \"${x-'`rm -f v`'}\"", "cat <<EOF\n${x:-'$(rm -f v)'}\nEOF\n"}) {
+    EXPECT_EQ(Judge(&p, c, Home()).decision, Decision::kDeny) << c;
+  }
+  // For ${x?...} bash removes the quotes and expands nothing inside them.
+  EXPECT_NE(Judge(&p, "echo \"${x?'$(rm -f v)'}\"", Home()).decision, Decision::kAllow);
+}
+
 TEST(Settings, ErrorsNameTheFileLineAndKey) {
   struct Bad {
     const char* toml;
