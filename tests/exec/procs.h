@@ -14,7 +14,8 @@
 
 namespace safesh::testing {
 
-// Live (not zombie) processes whose command line contains `marker`.
+// Live (not zombie) processes whose command line is `marker` (its words joined by spaces):
+// the processes a test started, not safesh or bash, whose command lines merely mention it.
 inline std::vector<int> ProcessesWith(const std::string& marker) {
   std::vector<int> out;
   DIR* d = opendir("/proc");
@@ -29,7 +30,8 @@ inline std::vector<int> ProcessesWith(const std::string& marker) {
     for (char& c : line) {
       if (c == '\0') c = ' ';
     }
-    if (line.find(marker) == std::string::npos) continue;
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    if (line != marker) continue;
     std::ifstream stat(base + "/stat");
     std::string st;
     std::getline(stat, st);
@@ -41,7 +43,7 @@ inline std::vector<int> ProcessesWith(const std::string& marker) {
   return out;
 }
 
-// Waits (up to `limit`) until no live process carries `marker`; returns those still alive.
+// Waits (up to `limit`) until no live process is `marker`; returns those still alive.
 inline std::vector<int> WaitUntilGone(const std::string& marker,
                                       std::chrono::milliseconds limit = std::chrono::seconds(5)) {
   auto end = std::chrono::steady_clock::now() + limit;
@@ -53,7 +55,7 @@ inline std::vector<int> WaitUntilGone(const std::string& marker,
   return left;
 }
 
-// Waits (up to `limit`) until at least `n` live processes carry `marker`.
+// Waits (up to `limit`) until at least `n` live processes are `marker`.
 inline bool WaitForCount(const std::string& marker, size_t n,
                          std::chrono::milliseconds limit = std::chrono::seconds(10)) {
   auto end = std::chrono::steady_clock::now() + limit;
