@@ -60,6 +60,9 @@ class Sandbox {
     root_ = tmpl;
     fs::create_directories(root_ + "/stubs");
     fs::create_directories(root_ + "/log");
+    // A copy inside the sandbox's /tmp: the build tree itself may be hidden in there (a clone
+    // under /tmp or /root, both replaced by empty file systems).
+    fs::copy_file(SAFESH_ARGV_LOGGER, root_ + "/stubs/.argv_logger");
     bwrap_ = Which("bwrap");
     for (const char* t : kRealTools) {
       std::string p = Which(t);
@@ -91,7 +94,7 @@ class Sandbox {
       std::string name = it->str();
       if (real_.count(name) || stubs_.count(name) || name.size() > 64) continue;
       std::error_code ec;
-      fs::create_symlink(SAFESH_ARGV_LOGGER, root_ + "/stubs/" + name, ec);
+      fs::create_symlink("/tmp/stubs/.argv_logger", root_ + "/stubs/" + name, ec);
       stubs_.insert(name);
     }
   }
