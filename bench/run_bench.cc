@@ -28,7 +28,7 @@ void BM_BashTrue(benchmark::State& state) {
     waitpid(pid, &status, 0);
   }
 }
-BENCHMARK(BM_BashTrue)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_BashTrue)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
 void BM_RunShellCommandTrue(benchmark::State& state) {
   char t[] = "/tmp/safesh-run-bench-XXXXXX";
@@ -52,7 +52,7 @@ void BM_RunShellCommandTrue(benchmark::State& state) {
   }
   std::filesystem::remove_all(dir);
 }
-BENCHMARK(BM_RunShellCommandTrue)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_RunShellCommandTrue)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
 }  // namespace
 
