@@ -114,6 +114,7 @@ int RunRun(const RunArgs& args) {
   context.environment = exec::CurrentEnvironment();
   if (const char* o = std::getenv("SAFESH_SANDBOX_SHELL"); o != nullptr)
     context.sandbox_override = o;
+  if (const char* b = std::getenv("SAFESH_BWRAP"); b != nullptr) context.bwrap = b;
 
   if (args.approve == "yes") {
     context.prompter = [](const approval::ApprovalRequest&) { return approval::Answer::kApprove; };

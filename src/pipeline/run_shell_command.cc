@@ -3,12 +3,17 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include <map>
+#include <mutex>
+
 #include "exec/env.h"
 #include "exec/launch_plan.h"
 #include "exec/redact.h"
 #include "exec/runner.h"
 #include "exec/spool.h"
 #include "pipeline/validate.h"
+#include "sandbox/bwrap.h"
+#include "sandbox/spec.h"
 #include "util/json_writer.h"
 
 namespace safesh::pipeline {
@@ -35,9 +40,20 @@ const char* SignalName(int sig) {
   return d != nullptr ? d : "?";
 }
 
-// Which sandbox the command runs in. The OS sandbox launcher plugs in here: until this build
-// has one, "auto" runs without it and says so, and "required" refuses.
-bool ChooseSandbox(const RunContext& c, RunResult* r) {
+// Whether bubblewrap works here, asked once per process and bwrap path (the answer does not
+// change while safesh runs, and asking costs a sandbox start).
+std::string CachedProbe(const std::string& bwrap) {
+  static std::mutex mu;
+  static std::map<std::string, std::string> answers;
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = answers.find(bwrap);
+  if (it == answers.end()) it = answers.emplace(bwrap, sandbox::ProbeBwrap(bwrap, false)).first;
+  return it->second;
+}
+
+// Which sandbox the command runs in (SH-20): bubblewrap when it works; otherwise "required"
+// refuses and "auto" runs without one and says why.
+bool ChooseSandbox(const RunContext& c, RunResult* r, std::string* bwrap) {
   std::string mode = c.sandbox_override.empty() ? c.settings.sandbox.shell : c.sandbox_override;
   if (mode != "auto" && mode != "required" && mode != "off") {
     r->error = "SAFESH_SANDBOX_SHELL must be auto, required or off (it is \"" + mode + "\")";
@@ -49,15 +65,23 @@ bool ChooseSandbox(const RunContext& c, RunResult* r) {
     r->sandbox_reason = "[sandbox] shell = \"off\"";
     return true;
   }
-  const char* why = "this build of safesh has no OS sandbox launcher";
+  *bwrap = c.bwrap.empty() ? sandbox::FindBwrap() : c.bwrap;
+  std::string why = *bwrap == "" ? sandbox::ProbeBwrap("", false) : CachedProbe(*bwrap);
+  if (why.empty()) {
+    r->sandbox_mode = "bwrap";
+    r->sandbox_reason = std::string("bubblewrap and seccomp; network ") +
+                        (c.settings.sandbox.allow_network ? "allowed" : "off");
+    return true;
+  }
+  bwrap->clear();
   if (mode == "required") {
     r->sandbox_reason = why;
-    r->error = std::string("sandbox required but unavailable: ") + why +
-               " (set [sandbox] shell = \"auto\" or \"off\" to run without it)";
+    r->error = "sandbox required but unavailable: " + why +
+               " (run `safesh doctor`, or set [sandbox] shell = \"auto\" to run without it)";
     r->outcome = Outcome::kSandboxUnavailable;
     return false;
   }
-  r->sandbox_reason = std::string("auto: running without a sandbox, because ") + why;
+  r->sandbox_reason = "auto: running without a sandbox, because " + why;
   return true;
 }
 
@@ -98,7 +122,8 @@ RunResult RunShellCommand(const RunRequest& request, const RunContext& c) {
   }
 
   // The sandbox is chosen before anyone is asked: no approval for what cannot run.
-  if (!ChooseSandbox(c, &result)) return result;
+  std::string bwrap_path;
+  if (!ChooseSandbox(c, &result, &bwrap_path)) return result;
 
   // 3. Approve.
   if (verdict.decision == policy::Decision::kAsk) {
@@ -149,8 +174,17 @@ RunResult RunShellCommand(const RunRequest& request, const RunContext& c) {
   options.spool_fd = spool.fd.get();
   options.redactor = &redactor;
   options.caller_is_subreaper = c.caller_is_subreaper;
-  exec::ExecResult ran = exec::Execute(
-      exec::BashPlan(bash, request.command, std::move(env.vars), cwd->fd.get()), options);
+  exec::LaunchPlan plan = exec::BashPlan(bash, request.command, std::move(env.vars), cwd->fd.get());
+  util::UniqueFd seccomp;  // open until the command has started
+  if (!bwrap_path.empty()) {
+    sandbox::SandboxSpec spec = sandbox::BuildSpec(c.settings.sandbox, roots, c.home);
+    if (!sandbox::SandboxPlan(bwrap_path, spec, cwd->path, &plan, &seccomp, &error)) {
+      result.outcome = Outcome::kFailedToStart;
+      result.error = error;
+      return result;
+    }
+  }
+  exec::ExecResult ran = exec::Execute(plan, options);
 
   // 6. The result.
   result.outcome = ran.started ? Outcome::kRan : Outcome::kFailedToStart;

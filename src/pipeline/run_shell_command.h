@@ -36,7 +36,8 @@ struct RunContext {
   std::string spool_base;                     // see exec/spool.h
   std::vector<std::string_view> environment;  // the parent environment children derive from
   std::string sandbox_override;               // SAFESH_SANDBOX_SHELL, when set
-  bool caller_is_subreaper = false;           // see exec::ExecOptions
+  std::string bwrap;                 // SAFESH_BWRAP: bubblewrap's path (empty: look for it)
+  bool caller_is_subreaper = false;  // see exec::ExecOptions
 };
 
 struct RunResult {
@@ -62,7 +63,7 @@ struct RunResult {
   bool cancelled = false;
   std::string error;  // empty on a plain run, whatever its exit code
   std::optional<policy::Verdict> verdict;
-  std::string sandbox_mode;    // "off" for now, or the launcher in use
+  std::string sandbox_mode;    // "bwrap", or "off" when the command ran without a sandbox
   std::string sandbox_reason;  // why that mode (e.g. what "auto" fell back from)
 };
 

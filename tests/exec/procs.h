@@ -30,7 +30,8 @@ inline std::vector<int> ProcessesWith(const std::string& marker) {
     for (char& c : line) {
       if (c == '\0') c = ' ';
     }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
+    while (!line.empty() && line.back() == ' ')
+      line.pop_back();
     if (line != marker) continue;
     std::ifstream stat(base + "/stat");
     std::string st;

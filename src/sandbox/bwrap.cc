@@ -1,0 +1,114 @@
+#include "sandbox/bwrap.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+
+#include "sandbox/seccomp.h"
+#include "util/file.h"
+
+namespace safesh::sandbox {
+
+std::vector<std::string> BwrapArgs(const SandboxSpec& spec, const std::string& cwd, int seccomp_fd,
+                                   const std::vector<std::string>& inner) {
+  // As root bwrap keeps every capability unless told otherwise: mknod of a disk device or a
+  // kernel module would then be an escape. The command gets none.
+  std::vector<std::string> a = {"--die-with-parent", "--unshare-pid", "--new-session", "--cap-drop",
+                                "ALL"};
+  if (!spec.network) a.push_back("--unshare-net");
+  a.insert(a.end(), {"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"});
+  for (const std::string& w : spec.writable)
+    a.insert(a.end(), {"--bind", w, w});
+  for (const std::string& r : spec.read_only)
+    a.insert(a.end(), {"--ro-bind", r, r});
+  for (const std::string& f : spec.missing_files)
+    a.insert(a.end(), {"--ro-bind", "/dev/null", f});
+  for (const std::string& d : spec.missing_dirs) {
+    a.insert(a.end(), {"--tmpfs", d, "--remount-ro", d});
+  }
+  for (const std::string& f : spec.blocked_files)
+    a.insert(a.end(), {"--ro-bind", "/dev/null", f});
+  for (const std::string& d : spec.blocked_dirs) {
+    a.insert(a.end(), {"--tmpfs", d, "--remount-ro", d});
+  }
+  a.insert(a.end(), {"--chdir", cwd});
+  if (seccomp_fd >= 0) a.insert(a.end(), {"--seccomp", std::to_string(seccomp_fd)});
+  a.push_back("--");
+  a.insert(a.end(), inner.begin(), inner.end());
+  return a;
+}
+
+std::string FindBwrap() {
+  for (const char* p : {"/usr/bin/bwrap", "/bin/bwrap"}) {
+    if (access(p, X_OK) == 0) return p;
+  }
+  const char* path = std::getenv("PATH");
+  std::string rest = path != nullptr ? path : "";
+  size_t start = 0;
+  while (start <= rest.size()) {
+    size_t end = rest.find(':', start);
+    if (end == std::string::npos) end = rest.size();
+    std::string dir = rest.substr(start, end - start);
+    if (!dir.empty() && dir[0] == '/' && access((dir + "/bwrap").c_str(), X_OK) == 0)
+      return dir + "/bwrap";
+    start = end + 1;
+  }
+  return "";
+}
+
+std::string ProbeBwrap(const std::string& bwrap, bool network) {
+  if (bwrap.empty()) return "bubblewrap (bwrap) is not installed: apt install bubblewrap";
+  SandboxSpec spec;
+  spec.network = network;
+  std::vector<std::string> args = BwrapArgs(spec, "/", -1, {"/bin/true"});
+  args.insert(args.begin(), bwrap);
+  std::vector<char*> argv;
+  for (std::string& s : args)
+    argv.push_back(s.data());
+  argv.push_back(nullptr);
+  int err[2];
+  if (pipe2(err, O_CLOEXEC) != 0) return "cannot create a pipe to probe bwrap";
+  util::UniqueFd r(err[0]), w(err[1]);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_adddup2(&fa, w.get(), 2);
+  pid_t pid;
+  char* envp[] = {nullptr};
+  int rc = posix_spawn(&pid, bwrap.c_str(), &fa, nullptr, argv.data(), envp);
+  posix_spawn_file_actions_destroy(&fa);
+  w.Reset();
+  if (rc != 0) return "cannot run " + bwrap;
+  std::string message, ignored;
+  util::ReadToEnd(r.get(), "bwrap", &message, &ignored);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return "";
+  while (!message.empty() && (message.back() == '\n' || message.back() == ' '))
+    message.pop_back();
+  return "bubblewrap cannot build a sandbox here" +
+         (message.empty() ? std::string() : ": " + message) +
+         " (user namespaces may be disabled or restricted)";
+}
+
+bool SandboxPlan(const std::string& bwrap, const SandboxSpec& spec, const std::string& cwd,
+                 exec::LaunchPlan* plan, util::UniqueFd* seccomp, std::string* error) {
+  if (!BuildSeccompFilter(spec.network, seccomp, error)) return false;
+  // The filter reaches bwrap as descriptor 3 (the first of the plan's passed descriptors).
+  std::vector<std::string> inner = plan->argv;
+  inner[0] = plan->program;
+  std::vector<std::string> args = BwrapArgs(spec, cwd, 3, inner);
+  args.insert(args.begin(), "bwrap");
+  plan->program = bwrap;
+  plan->argv = std::move(args);
+  plan->pass_fds = {seccomp->get()};
+  return true;
+}
+
+}  // namespace safesh::sandbox

@@ -1,0 +1,105 @@
+#include "sandbox/seccomp.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <seccomp.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <memory>
+
+namespace safesh::sandbox {
+namespace {
+
+struct CtxDeleter {
+  void operator()(scmp_filter_ctx c) const { seccomp_release(c); }
+};
+
+// Syscalls refused outright. Names, not numbers: libseccomp resolves them for this
+// architecture and skips (returns __NR_SCMP_ERROR for) those it does not have.
+constexpr const char* kDenied[] = {
+    "io_uring_setup",
+    "io_uring_enter",
+    "io_uring_register",  // io_uring
+    "ptrace",
+    "process_vm_readv",
+    "process_vm_writev",  // other processes
+    "keyctl",
+    "add_key",
+    "request_key",  // kernel keyrings
+    "bpf",
+    "perf_event_open",
+    "userfaultfd",
+    "kexec_load",
+    "kexec_file_load",  // kernel
+    "mount",
+    "umount",
+    "umount2",
+    "pivot_root",
+    "move_mount",
+    "open_tree",
+    "fsopen",
+    "fsconfig",
+    "fsmount",
+    "fspick",
+    "mount_setattr",  // mounts
+    "init_module",
+    "finit_module",
+    "delete_module",
+    "reboot",  // the kernel
+};
+
+}  // namespace
+
+bool BuildSeccompFilter(bool network, util::UniqueFd* out, std::string* error) {
+  std::unique_ptr<void, CtxDeleter> ctx(seccomp_init(SCMP_ACT_ALLOW));
+  if (!ctx) {
+    *error = "cannot create a seccomp filter";
+    return false;
+  }
+  auto fail = [&](const char* what, int rc) {
+    *error = std::string("cannot build the seccomp filter: ") + what + ": " + strerror(-rc);
+    return false;
+  };
+  int rc;
+  for (const char* name : kDenied) {
+    int nr = seccomp_syscall_resolve_name(name);
+    if (nr == __NR_SCMP_ERROR) continue;
+    if ((rc = seccomp_rule_add(ctx.get(), SCMP_ACT_ERRNO(EPERM), nr, 0)) != 0)
+      return fail(name, rc);
+  }
+  // The ioctl request is an int: compare its low 32 bits only, so a value with high bits set
+  // cannot slip past (the kernel ignores them).
+  for (unsigned long request :
+       {static_cast<unsigned long>(TIOCSTI), static_cast<unsigned long>(TIOCLINUX)}) {
+    rc = seccomp_rule_add(ctx.get(), SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ioctl), 1,
+                          SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, request));
+    if (rc != 0) return fail("ioctl", rc);
+  }
+  if (!network) {
+    for (int family : {AF_INET, AF_INET6, AF_PACKET}) {
+      rc = seccomp_rule_add(ctx.get(), SCMP_ACT_ERRNO(EAFNOSUPPORT), SCMP_SYS(socket), 1,
+                            SCMP_A0(SCMP_CMP_EQ, static_cast<scmp_datum_t>(family)));
+      if (rc != 0) return fail("socket", rc);
+    }
+  }
+  // The filter goes to bwrap as a descriptor; a sealed memory file cannot be changed after.
+  util::UniqueFd fd(memfd_create("safesh-seccomp", MFD_CLOEXEC | MFD_ALLOW_SEALING));
+  if (!fd.valid()) {
+    *error = std::string("cannot create a memory file for the seccomp filter: ") + strerror(errno);
+    return false;
+  }
+  if ((rc = seccomp_export_bpf(ctx.get(), fd.get())) != 0) return fail("export", rc);
+  if (fcntl(fd.get(), F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0 ||
+      lseek(fd.get(), 0, SEEK_SET) != 0) {
+    *error = std::string("cannot seal the seccomp filter: ") + strerror(errno);
+    return false;
+  }
+  *out = std::move(fd);
+  return true;
+}
+
+}  // namespace safesh::sandbox

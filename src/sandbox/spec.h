@@ -1,0 +1,44 @@
+// SandboxSpec: what a sandboxed command may see and change, as plain data. Built from the
+// settings and the workspace (BuildSpec), turned into a bubblewrap command line (bwrap.h).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "config/settings.h"
+
+namespace safesh::sandbox {
+
+struct SandboxSpec {
+  // Bound read-write, in this order. Everything else of / is read-only.
+  std::vector<std::string> writable;
+  // Re-bound read-only after the writable ones, so they stay read-only inside them.
+  std::vector<std::string> read_only;
+  // Hidden: files replaced by /dev/null, directories by an empty read-only tmpfs.
+  std::vector<std::string> blocked_files;
+  std::vector<std::string> blocked_dirs;
+  // Protected names that do not exist (.git/hooks, ~/.bashrc ...): an empty read-only mount is
+  // put in their place so that the command cannot create them.
+  std::vector<std::string> missing_dirs;
+  std::vector<std::string> missing_files;
+  bool network = false;
+};
+
+// The blocked paths every sandbox has (keys and credentials), under `home`.
+std::vector<std::string> DefaultBlockedPaths(const std::string& home);
+
+// The shell start-up files in `home` that a command must not change.
+std::vector<std::string> ShellStartupFiles(const std::string& home);
+
+// Builds the spec for commands in `roots` (the workspace first; absolute, existing):
+//   writable: the roots, [sandbox] writable_paths, /tmp, /var/tmp, $TMPDIR, ~/.cache;
+//   read-only: [sandbox] read_only_paths, .git/config of each root (unless allow_git_config),
+//     the shell start-up files in the home folder;
+//   blocked: the defaults and [sandbox] blocked_paths (those that exist);
+//   missing: .git/hooks (and .git/config) of each root that has a .git directory, and start-up
+//     files that do not exist yet, wherever they lie inside a writable root.
+// Paths are made absolute and real; ones that do not exist are left out (except "missing").
+SandboxSpec BuildSpec(const config::SandboxSettings& settings,
+                      const std::vector<std::string>& roots, const std::string& home);
+
+}  // namespace safesh::sandbox

@@ -1,0 +1,74 @@
+// Attempts an escape the shell cannot express, and says whether it worked. Run inside and outside
+// the sandbox by escape_test.cc: "ok" and exit 0 when the attempt succeeded, else the error.
+//   escape_helper ptrace PID | tiocsti | io_uring | inet | keyctl | unshare_mount
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/keyctl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/ptrace.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <string>
+
+namespace {
+
+int Report(bool ok, const char* what) {
+  if (ok) {
+    printf("ok\n");
+    return 0;
+  }
+  printf("%s: %s\n", what, strerror(errno));
+  return 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) return 2;
+  std::string what = argv[1];
+  if (what == "ptrace" && argc == 3) {
+    pid_t pid = atoi(argv[2]);
+    bool ok = ptrace(PTRACE_ATTACH, pid, nullptr, nullptr) == 0;
+    if (ok) {
+      waitpid(pid, nullptr, 0);
+      ptrace(PTRACE_DETACH, pid, nullptr, nullptr);
+    }
+    return Report(ok, "ptrace");
+  }
+  if (what == "tiocsti") {
+    // On a terminal of our own, so the attempt is harmless outside the sandbox too.
+    int master = posix_openpt(O_RDWR | O_NOCTTY);
+    if (master < 0 || grantpt(master) != 0 || unlockpt(master) != 0) return Report(false, "pty");
+    int slave = open(ptsname(master), O_RDWR | O_NOCTTY);
+    if (slave < 0) return Report(false, "pty");
+    char c = 'x';
+    return Report(ioctl(slave, TIOCSTI, &c) == 0, "TIOCSTI");
+  }
+  if (what == "io_uring") {
+    char params[120] = {};
+    long fd = syscall(SYS_io_uring_setup, 4, params);
+    return Report(fd >= 0, "io_uring_setup");
+  }
+  if (what == "inet") {
+    return Report(socket(AF_INET, SOCK_STREAM, 0) >= 0, "socket(AF_INET)");
+  }
+  if (what == "keyctl") {
+    return Report(syscall(SYS_keyctl, KEYCTL_GET_KEYRING_ID, KEY_SPEC_SESSION_KEYRING, 0) >= 0,
+                  "keyctl");
+  }
+  if (what == "unshare_mount") {
+    // A private mount namespace, then a mount: what an escape would do to undo a read-only bind.
+    if (unshare(CLONE_NEWNS) != 0) return Report(false, "unshare");
+    return Report(mount("none", "/tmp", "tmpfs", 0, nullptr) == 0, "mount");
+  }
+  return 2;
+}
