@@ -4,10 +4,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <algorithm>
 
 namespace safesh::exec {
 namespace {
@@ -107,33 +110,99 @@ int ListChildren(pid_t* pids, size_t cap) {
   return ParsePids(buf, n, pids, cap);
 }
 
-bool KillAllChildren(pid_t pgid, pid_t watch, int* watch_status) {
-  pid_t pids[512];
-  int unseen_rounds = 0;
+namespace {
+
+// Appends the children of every thread of `pid` to pids[*n, cap).
+void AppendChildrenOf(pid_t pid, pid_t* pids, size_t cap, size_t* n) {
+  char path[64];
+  int len = snprintf(path, sizeof path, "/proc/%d/task", pid);
+  int dir = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir < 0) return;
+  char ents[4096];
   for (;;) {
-    // The group first: its members die together rather than a generation per round.
+    long got = syscall(SYS_getdents64, dir, ents, sizeof ents);
+    if (got <= 0) break;
+    for (long off = 0; off < got;) {
+      struct Dirent64 {
+        ino64_t d_ino;
+        off64_t d_off;
+        unsigned short d_reclen;
+        unsigned char d_type;
+        char d_name[1];
+      };
+      const Dirent64* d = reinterpret_cast<const Dirent64*>(ents + off);
+      off += d->d_reclen;
+      if (d->d_name[0] < '1' || d->d_name[0] > '9') continue;
+      char file[96];
+      snprintf(file, sizeof file, "%.*s/%s/children", len, path, d->d_name);
+      int fd = open(file, O_RDONLY | O_CLOEXEC);
+      if (fd < 0) continue;
+      char buf[4096];
+      ssize_t r;
+      do {
+        r = read(fd, buf, sizeof buf);
+      } while (r < 0 && errno == EINTR);
+      close(fd);
+      if (r <= 0) continue;
+      if (r == static_cast<ssize_t>(sizeof buf)) {
+        while (r > 0 && buf[r - 1] != ' ')
+          --r;  // drop a number cut in two; found next round
+      }
+      if (*n < cap) *n += static_cast<size_t>(ParsePids(buf, r, pids + *n, cap - *n));
+    }
+  }
+  close(dir);
+}
+
+// Every descendant of the caller, breadth first (parents before their children), at most cap.
+size_t CollectDescendants(pid_t* pids, size_t cap) {
+  size_t n = 0;
+  AppendChildrenOf(getpid(), pids, cap, &n);
+  for (size_t i = 0; i < n && n < cap; ++i)
+    AppendChildrenOf(pids[i], pids, cap, &n);
+  return n;
+}
+
+long long NowMs() {
+  timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return static_cast<long long>(t.tv_sec) * 1000 + t.tv_nsec / 1000000;
+}
+
+// Room for the descendants found in one round. Static: the guard must not allocate.
+pid_t g_descendants[16384];
+
+}  // namespace
+
+bool KillAllChildren(pid_t pgid, pid_t watch, int* watch_status) {
+  long long deadline = NowMs() + kKillDeadlineMs;
+  for (;;) {
+    // The group first: its members die together.
     if (pgid > 0) kill(-pgid, SIGKILL);
-    // /proc/thread-self/children lists the children of this thread only; after a round where
-    // a child existed but was not listed (forked by another thread), scan all of /proc.
-    int n = unseen_rounds == 0 ? ListChildren(pids, sizeof pids / sizeof pids[0])
-                               : ScanProcForChildren(pids, sizeof pids / sizeof pids[0]);
-    for (int i = 0; i < n; ++i)
-      kill(pids[i], SIGKILL);
-    // Reap what has died; block only while a killed child is still on its way out.
+    // Then every descendant, however deep and whatever its session: each round kills all that
+    // are alive when it looks, so a process forking in a loop runs out of parents to fork from.
+    size_t n = CollectDescendants(g_descendants, sizeof g_descendants / sizeof g_descendants[0]);
+    if (n == 0 && ListChildren(g_descendants, 1) < 0) {
+      // No /proc: at least the direct children (their pids cannot have been reused).
+      n = static_cast<size_t>(std::max(0, ScanProcForChildren(g_descendants, 16384)));
+    }
+    for (size_t i = 0; i < n; ++i)
+      kill(g_descendants[i], SIGKILL);
+    // Reap what has died.
     int status = 0;
-    pid_t r = waitpid(-1, &status, n > 0 ? __WALL : (__WALL | WNOHANG));
-    if (r < 0 && errno == EINTR) continue;
-    if (r < 0) return true;  // ECHILD: no child is left
-    if (r == 0) {
-      // A child exists that was not listed: it may have been re-parented a moment ago. Give
-      // up after a while rather than spin; the caller reports that some may survive.
-      if (++unseen_rounds > 200) return false;
+    pid_t r;
+    bool reaped = false;
+    while ((r = waitpid(-1, &status, __WALL | WNOHANG)) > 0) {
+      reaped = true;
+      if (r == watch && watch_status != nullptr) *watch_status = status;
+    }
+    if (r < 0 && errno == ECHILD) return true;  // no child is left
+    if (NowMs() > deadline) return false;
+    if (!reaped) {
+      // Killed processes take a moment to die.
       const timespec ms = {0, 1000 * 1000};
       nanosleep(&ms, nullptr);
-      continue;
     }
-    unseen_rounds = 0;
-    if (r == watch && watch_status != nullptr) *watch_status = status;
   }
 }
 

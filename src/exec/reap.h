@@ -2,9 +2,7 @@
 //
 // The process that calls these is a child subreaper (PR_SET_CHILD_SUBREAPER): a descendant whose
 // parent dies is re-parented to it rather than to init, so everything the command started, even
-// through setsid or a double fork, is eventually its direct child. Killing only direct children
-// is what makes this safe: a child's pid cannot be reused until it is reaped, so the signal
-// cannot reach an unrelated process that happens to get the number.
+// through setsid or a double fork, stays its descendant and can be found under it.
 //
 // Everything here is async-signal-safe (no allocation), so the guard can call it after fork.
 #pragma once
@@ -20,10 +18,18 @@ namespace safesh::exec {
 // lacks that file.
 int ListChildren(pid_t* pids, size_t cap);
 
-// Kills (SIGKILL) the process group `pgid` (when > 0) and every child of the caller, then reaps
-// them and every orphan that arrives, until the caller has no child left. The wait status of
-// `watch` (when > 0 and it is reaped here) goes to *watch_status. Returns false when children
-// could not be listed (some may survive).
+// How long KillAllChildren keeps at it before it gives up (a fork bomb without a sandbox).
+inline constexpr long long kKillDeadlineMs = 5000;
+
+// Kills (SIGKILL) the process group `pgid` (when > 0) and every descendant of the caller, found
+// by walking /proc/PID/task/TID/children down from the caller, round after round, reaping what
+// dies, until the caller has no child left. The wait status of `watch` (when > 0 and it is
+// reaped here) goes to *watch_status. Returns false when processes were still alive after
+// kKillDeadlineMs (some may survive).
+//
+// Signalling a descendant that is not a direct child could in theory reach a process that got
+// its pid after it died between the walk and the kill; the walk and the kill are microseconds
+// apart and pids are handed out in order, so this needs the pid space to wrap in that time.
 bool KillAllChildren(pid_t pgid, pid_t watch, int* watch_status);
 
 }  // namespace safesh::exec
