@@ -111,7 +111,12 @@ int RunRun(const RunArgs& args) {
     context.workspace = CurrentDir() + "/" + context.workspace;
   context.home = Home();
   context.spool_base = exec::DefaultSpoolBase();
-  context.environment = exec::CurrentEnvironment();
+  // The environment is copied, then the scrubbed values are wiped from safesh's own block.
+  std::vector<std::string> environment;
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e)
+    environment.emplace_back(*e);
+  for (const std::string& e : environment)
+    context.environment.emplace_back(e);
   if (const char* o = std::getenv("SAFESH_SANDBOX_SHELL"); o != nullptr)
     context.sandbox_override = o;
   if (const char* b = std::getenv("SAFESH_BWRAP"); b != nullptr) context.bwrap = b;
@@ -124,6 +129,12 @@ int RunRun(const RunArgs& args) {
     context.prompter = approval::AskAtTerminal;
   }
 
+  // Not dumpable: the command, running as the same user, cannot open /proc/<safesh>/fd (the
+  // guard's control and report pipes) or read /proc/<safesh>/environ (the scrubbed secrets).
+  prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+  exec::EnvRules scrub_rules;
+  if (context.settings.sandbox.scrub_env) scrub_rules.scrub = *context.settings.sandbox.scrub_env;
+  exec::WipeScrubbedFromEnviron(scrub_rules);
   // Orphans of the command come back to safesh if its guard is killed (see exec/guard.h).
   context.caller_is_subreaper = prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0;
   // A SIGCHLD ignored by whoever started safesh would make exit statuses vanish.

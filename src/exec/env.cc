@@ -1,6 +1,7 @@
 #include "exec/env.h"
 
 #include <fnmatch.h>
+#include <string.h>
 #include <unistd.h>
 
 namespace safesh::exec {
@@ -55,6 +56,17 @@ ChildEnv BuildChildEnv(const std::vector<std::string_view>& parent, const EnvRul
     out.vars.emplace_back(entry);
   }
   return out;
+}
+
+void WipeScrubbedFromEnviron(const EnvRules& rules) {
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    char* eq = strchr(*e, '=');
+    if (eq == nullptr || eq == *e) continue;
+    std::string name(*e, static_cast<size_t>(eq - *e));
+    if (!MatchesAny(rules.scrub, name, FNM_CASEFOLD)) continue;
+    for (char* v = eq + 1; *v != '\0'; ++v)
+      *v = 'x';
+  }
 }
 
 std::vector<std::string_view> CurrentEnvironment() {

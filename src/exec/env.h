@@ -41,6 +41,11 @@ ChildEnv BuildChildEnv(const std::vector<std::string_view>& parent, const EnvRul
 // The current process's environment, as BuildChildEnv takes it.
 std::vector<std::string_view> CurrentEnvironment();
 
+// Overwrites, in this process's own environment block, the values of the variables `rules`
+// scrub (each byte becomes 'x', lengths unchanged). /proc/<pid>/environ shows that block, and a
+// command of the same user (or root) could read it there. Call after the values are copied.
+void WipeScrubbedFromEnviron(const EnvRules& rules);
+
 // Sets NAME to value in `vars` (replacing an existing entry).
 void SetVar(std::vector<std::string>* vars, std::string_view name, std::string_view value);
 

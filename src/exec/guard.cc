@@ -45,6 +45,7 @@ struct GuardSetup {
   int out_w;
   int control_r;
   int report_w;
+  pid_t parent;  // safesh
   posix_spawnattr_t* attr;
   posix_spawn_file_actions_t* actions;
 };
@@ -100,6 +101,15 @@ bool ArrangeFds(const GuardSetup& s, int* devnull, int* out_w, int* control_r, i
   sigprocmask(SIG_SETMASK, &none, nullptr);
   // A name that says what it is in ps and top (the command line stays the one of safesh).
   prctl(PR_SET_NAME, "safesh-guard", 0, 0, 0);
+  // Not dumpable: a process of the same user can no longer open /proc/<guard>/fd (the control
+  // and report pipes) or read /proc/<guard>/environ (safesh's environment, secrets included).
+  prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+  // And the guard's copy of safesh's environment block, which /proc/<guard>/environ shows even
+  // to root, is wiped: the command's environment was prepared separately (s.envp).
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    for (char* c = *e; *c != '\0'; ++c)
+      *c = 'x';
+  }
   // Its own process group: a Ctrl-C at safesh's terminal is for safesh, which decides.
   setpgid(0, 0);
 
@@ -117,9 +127,16 @@ bool ArrangeFds(const GuardSetup& s, int* devnull, int* out_w, int* control_r, i
     WriteReport(report_w, report);
     _exit(1);
   }
-  // If safesh already died or gave up, start nothing.
-  pollfd early = {control_r, POLLIN, 0};
-  if (poll(&early, 1, 0) > 0) _exit(0);
+  // safesh's death is also watched through a pidfd, which the command cannot hold open the way
+  // it could (as root) reopen the control pipe. If safesh is already gone, or gave up (timeout,
+  // cancel) before the command started, start nothing.
+  int parent = PidfdOpen(s.parent);
+  pollfd early[2] = {{control_r, POLLIN, 0}, {parent, POLLIN, 0}};
+  if (getppid() != s.parent || poll(early, parent >= 0 ? 2 : 1, 0) > 0) {
+    report.kind = GuardReport::kNotStarted;
+    WriteReport(report_w, report);
+    _exit(0);
+  }
 
   pid_t pid = -1;
   int err = posix_spawn(&pid, s.program, s.actions, s.attr, s.argv, s.envp);
@@ -143,15 +160,16 @@ bool ArrangeFds(const GuardSetup& s, int* devnull, int* out_w, int* control_r, i
   bool exited = false, killed = false;
   int pidfd = PidfdOpen(pid);
   while (!exited && !killed) {
-    pollfd fds[2] = {{control_r, POLLIN, 0}, {pidfd, POLLIN, 0}};
-    // Without a pidfd (kernels before 5.3), look at the command every 20 ms.
-    int ready = poll(fds, pidfd >= 0 ? 2 : 1, pidfd >= 0 ? -1 : 20);
+    pollfd fds[3] = {{control_r, POLLIN, 0}, {parent, POLLIN, 0}, {pidfd, POLLIN, 0}};
+    // Without pidfds (kernels before 5.3), look at the command every 20 ms.
+    int ready = poll(fds, 3, pidfd >= 0 && parent >= 0 ? -1 : 20);
     if (ready < 0 && errno != EINTR) break;
     if (fds[0].revents != 0) {
       char byte;
       ssize_t n = read(control_r, &byte, 1);
       if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN)) killed = true;
     }
+    if (fds[1].revents != 0 || (parent < 0 && getppid() != s.parent)) killed = true;
     if (!killed) {
       pid_t r = waitpid(pid, &status, WNOHANG);
       if (r == pid) exited = true;
@@ -223,9 +241,19 @@ bool StartGuarded(const LaunchPlan& plan, GuardedCommand* out, std::string* erro
   posix_spawn_file_actions_adddup2(&actions, 4 + n_pass, 2);
   posix_spawn_file_actions_addclosefrom_np(&actions, 3 + n_pass);
 
-  GuardSetup setup{plan.program.c_str(), argv.data(),     envp.data(),   plan.cwd_fd,
-                   plan.pass_fds.data(), n_pass,          devnull.get(), out_w.get(),
-                   control_r.get(),      reports_w.get(), &attr,         &actions};
+  GuardSetup setup{plan.program.c_str(),
+                   argv.data(),
+                   envp.data(),
+                   plan.cwd_fd,
+                   plan.pass_fds.data(),
+                   n_pass,
+                   devnull.get(),
+                   out_w.get(),
+                   control_r.get(),
+                   reports_w.get(),
+                   getpid(),
+                   &attr,
+                   &actions};
 
   pid_t pid = fork();
   if (pid < 0) {

@@ -12,12 +12,17 @@
 //     or safesh died (even by SIGKILL, the kernel closes its end): it kills the whole tree,
 //     reports, and exits.
 // This is the parent-death pipe of SH-31, with the watcher outside the command's reach of a
-// `kill 0`, and with setsid'd and double-forked descendants covered too.
+// `kill 0`, and with setsid'd and double-forked descendants covered too. The guard also watches
+// a pidfd of safesh, which the command cannot forge, and it and safesh are not dumpable
+// (PR_SET_DUMPABLE 0), so a command of the same user cannot open their /proc/PID/fd (to hold
+// the control pipe open or write false reports) or read their /proc/PID/environ (which still
+// holds the variables scrubbed from the command's environment).
 //
-// Limits without a sandbox: the command runs as the same user, so it can kill the guard itself
-// or ask a system service (systemd-run, at) to start a process outside the tree. safesh, itself
-// a subreaper when run as a program, then collects and kills orphans; the sandbox's PID
-// namespace closes the rest.
+// Limits without a sandbox: the command runs as the same user, so it can signal the guard and
+// safesh (stop or kill both), or ask a system service (systemd-run, at) to start a process
+// outside the tree, and as root it can open any /proc file. safesh, a subreaper itself when run
+// as a program, kills the orphans of a killed guard and wakes a stopped one; the sandbox puts the
+// command in a PID namespace where neither is visible, and drops root's capabilities.
 #pragma once
 
 #include <sys/types.h>
@@ -32,7 +37,7 @@ namespace safesh::exec {
 
 // A message from the guard, written whole (it is smaller than PIPE_BUF).
 struct GuardReport {
-  enum Kind : int32_t { kStarted = 1, kSpawnFailed = 2, kExited = 3 };
+  enum Kind : int32_t { kStarted = 1, kSpawnFailed = 2, kExited = 3, kNotStarted = 4 };
   int32_t kind = 0;
   int32_t pid = 0;          // kStarted: the command's pid (also its process group and session)
   int32_t wait_status = 0;  // kExited: as from waitpid
