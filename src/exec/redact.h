@@ -4,6 +4,7 @@
 // are held back until the next piece (or the end) shows whether they start a secret.
 #pragma once
 
+#include <algorithm>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,8 +25,8 @@ class Redactor {
   // False when there is nothing to mask: the caller may then skip the redactor.
   bool active() const { return !secrets_.empty(); }
 
-  // The longest secret masked: a caller that keeps its own buffer holds back fewer bytes.
-  size_t longest() const { return longest_; }
+  // Scan holds back fewer than this many bytes: room a caller's buffer needs for them.
+  size_t holdback() const { return 2 * longest_; }
 
   // The zero-copy form: scans data[0, n), passing each final piece of output to emit(p, len),
   // and returns how many bytes at the end are not final yet (a secret may start there). The
@@ -53,8 +54,9 @@ class Redactor {
 
 template <typename Emit>
 size_t Redactor::Scan(const char* data, size_t n, bool at_end, Emit&& emit) const {
-  // A match that starts before `safe` fits wholly in the data, so it can be decided now.
-  size_t safe = at_end ? n : (n >= longest_ ? n - longest_ + 1 : 0);
+  // A match that starts before `safe` fits wholly in the data, and so does any secret that
+  // overlaps it, so it can be decided now.
+  size_t safe = at_end ? n : (n >= 2 * longest_ ? n - 2 * longest_ + 1 : 0);
   // Where each secret occurs next: found once, searched again only after the scan passes it,
   // so a stream full of one secret is not searched again for all the others at each match.
   std::vector<size_t> next(secrets_.size());
@@ -72,9 +74,23 @@ size_t Redactor::Scan(const char* data, size_t n, bool at_end, Emit&& emit) cons
       }
     }
     if (best >= safe) break;
+    // Secrets that overlap this one are masked with it: the union goes, so no part of either
+    // is left showing. (The masked run can end past `safe`: it was seen whole. A chain of three
+    // or more overlapping secrets may reach past the data and is masked up to its end.)
+    size_t end = best + secrets_[which].value.size();
+    for (bool grew = true; grew;) {
+      grew = false;
+      for (size_t k = 0; k < secrets_.size(); ++k) {
+        size_t at = Find(k, data, n, best + 1, end);
+        if (at < end && at + secrets_[k].value.size() > end) {
+          end = std::min(n, at + secrets_[k].value.size());
+          grew = true;
+        }
+      }
+    }
     if (best > i) emit(data + i, best - i);
     emit(secrets_[which].replacement.data(), secrets_[which].replacement.size());
-    i = best + secrets_[which].value.size();
+    i = end;
   }
   if (safe > i) {
     emit(data + i, safe - i);

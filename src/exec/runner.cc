@@ -30,15 +30,16 @@ int MillisUntil(Clock::time_point t) {
   return left > 1000 * 60 * 60 ? 1000 * 60 * 60 : static_cast<int>(left);
 }
 
-bool WriteAll(int fd, const char* p, size_t n) {
-  while (n > 0) {
-    ssize_t w = write(fd, p, n);
+// Writes all of p[0, n); returns how many bytes were written (n unless an error stopped it).
+size_t WriteAll(int fd, const char* p, size_t n) {
+  size_t done = 0;
+  while (done < n) {
+    ssize_t w = write(fd, p + done, n - done);
     if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return false;
-    p += w;
-    n -= static_cast<size_t>(w);
+    if (w <= 0) break;
+    done += static_cast<size_t>(w);
   }
-  return true;
+  return done;
 }
 
 // Moves output from the pipe to the spool, masking secrets on the way.
@@ -46,7 +47,7 @@ struct OutputPump {
   int spool_fd = -1;
   Redactor* redactor = nullptr;
   // Reads land after `carry` bytes held back from the previous read (a secret may start in
-  // them), so masking needs no copy: the buffer has room for the longest secret as well.
+  // them), so masking needs no copy: the buffer has room for them as well.
   std::unique_ptr<char[]> buf;
   size_t carry = 0;
   uint64_t written = 0;
@@ -57,17 +58,45 @@ struct OutputPump {
   OutputPump(int fd, Redactor* r)
       : spool_fd(fd),
         redactor(r != nullptr && r->active() ? r : nullptr),
-        buf(new char[kReadBytes + (redactor != nullptr ? redactor->longest() : 0)]) {}
+        buf(new char[kReadBytes + (redactor != nullptr ? redactor->holdback() : 0)]) {}
+
+  // Past the cap (or after a write error) bytes are no longer spooled: the last `keep` of them
+  // stay in memory, for the view's tail.
+  uint64_t cap = kSpoolMaxRunBytes;
+  uint64_t keep = 0;
+  uint64_t total = 0;
+  bool spooling = true;
+  std::string unspooled;
 
   void Store(const char* p, size_t n) {
-    if (spool_failed) return;  // keep draining so the command is not blocked on a full pipe
-    if (!WriteAll(spool_fd, p, n)) {
-      spool_failed = true;
-      spool_error = std::string("cannot write the output spool: ") + strerror(errno) +
-                    "; output after byte " + std::to_string(written) + " was lost";
-      return;
+    total += n;
+    if (spooling) {
+      size_t room = static_cast<size_t>(std::min<uint64_t>(n, cap - written));
+      size_t w = WriteAll(spool_fd, p, room);
+      written += w;
+      if (w < room) {
+        spooling = false;
+        spool_failed = true;
+        spool_error = std::string("cannot write the output spool: ") + strerror(errno) +
+                      "; the output after byte " + std::to_string(written) +
+                      " is not in it (the view's end is the real end)";
+      } else if (written == cap) {
+        spooling = false;
+        spool_failed = true;
+        spool_error = "the output is larger than the " + std::to_string(cap >> 20) +
+                      " MiB a command may keep in its spool; the rest was read and dropped " +
+                      "(the view's end is the real end)";
+      }
+      p += w;
+      n -= w;
     }
-    written += n;
+    if (n == 0) return;
+    unspooled.append(p, n);
+    if (unspooled.size() > 2 * keep + kReadBytes) unspooled.erase(0, unspooled.size() - keep);
+  }
+
+  void Trim() {
+    if (unspooled.size() > keep) unspooled.erase(0, unspooled.size() - keep);
   }
 
   // Moves what is available straight from the pipe into the spool file inside the kernel, with
@@ -75,18 +104,16 @@ struct OutputPump {
   // empty for now, -2 when splice cannot be used (then read and write are).
   int Splice(int fd) {
     for (int rounds = 0; rounds < 64; ++rounds) {
-      ssize_t n = splice(fd, nullptr, spool_fd, nullptr, kReadBytes, SPLICE_F_NONBLOCK);
+      size_t room = static_cast<size_t>(std::min<uint64_t>(kReadBytes, cap - written));
+      if (room == 0) return -2;  // at the cap: read and drop from here on
+      ssize_t n = splice(fd, nullptr, spool_fd, nullptr, room, SPLICE_F_NONBLOCK);
       if (n < 0 && errno == EINTR) continue;
       if (n < 0 && errno == EAGAIN) return -1;
-      if (n < 0 && (errno == EINVAL || errno == ENOSYS)) return -2;
-      if (n < 0) {
-        spool_failed = true;
-        spool_error = std::string("cannot write the output spool: ") + strerror(errno) +
-                      "; output after byte " + std::to_string(written) + " was lost";
-        return -2;
-      }
+      // Any other failure (a full disk, ...): read and write from here on, which says why.
+      if (n < 0) return -2;
       if (n == 0) return 0;
       written += static_cast<uint64_t>(n);
+      total += static_cast<uint64_t>(n);
     }
     return 1;
   }
@@ -100,7 +127,7 @@ struct OutputPump {
 
   // Reads what is available. Returns false at end-of-file (or a read error).
   bool Drain(int fd) {
-    if (can_splice && !spool_failed && redactor == nullptr) {
+    if (can_splice && spooling && redactor == nullptr) {
       int r = Splice(fd);
       if (r == 0) return false;
       if (r != -2) return true;
@@ -122,6 +149,7 @@ struct OutputPump {
 
   void Finish() {
     if (redactor != nullptr) Mask(carry, true);
+    Trim();
   }
 };
 
@@ -132,6 +160,14 @@ void SetStatus(int status, ExecResult* r) {
   } else if (WIFSIGNALED(status)) {
     r->signal = WTERMSIG(status);
   }
+}
+
+// How often a guard that has not reported the command's end is sent SIGCONT.
+constexpr int kGuardNudgeMs = 500;
+
+void WakeGuard(const GuardedCommand& g) {
+  if (g.guard_pidfd.valid())
+    syscall(SYS_pidfd_send_signal, g.guard_pidfd.get(), SIGCONT, nullptr, 0);
 }
 
 // Waits for the guard: it exits right after its last report, killed if it lingers.
@@ -172,6 +208,8 @@ ExecResult Execute(const LaunchPlan& plan, const ExecOptions& options) {
   if (!StartGuarded(plan, &g, &result.error)) return result;
 
   OutputPump pump(options.spool_fd, options.redactor);
+  if (options.spool_cap > 0) pump.cap = options.spool_cap;
+  pump.keep = options.keep_unspooled;
   Clock::time_point deadline = start + options.timeout;
   Clock::time_point grace_end{};
   bool output_open = true, reports_open = true, have_exit = false, kill_sent = false;
@@ -180,6 +218,7 @@ ExecResult Execute(const LaunchPlan& plan, const ExecOptions& options) {
 
   auto send_kill = [&] {
     if (!kill_sent) g.control.Reset();  // end-of-file: the guard kills the whole tree
+    WakeGuard(g);
     kill_sent = true;
     // The guard reports within milliseconds; one stuck for this long is treated as lost.
     kill_deadline = Clock::now() + std::chrono::seconds(5);
@@ -195,6 +234,12 @@ ExecResult Execute(const LaunchPlan& plan, const ExecOptions& options) {
     if (grace_end != Clock::time_point{}) {
       int g_ms = MillisUntil(grace_end);
       wait_ms = wait_ms < 0 ? g_ms : std::min(wait_ms, g_ms);
+    }
+    // The command may have stopped its guard (SIGSTOP, as the same user): wake it regularly, so
+    // that it reports the command's end and cleans up instead of waiting for the timeout.
+    if (!have_exit && !guard_lost) {
+      wait_ms = wait_ms < 0 ? kGuardNudgeMs : std::min(wait_ms, kGuardNudgeMs);
+      WakeGuard(g);
     }
     pollfd fds[3];
     int n = 0;
@@ -224,9 +269,12 @@ ExecResult Execute(const LaunchPlan& plan, const ExecOptions& options) {
       GuardReport rep;
       ssize_t got = read(g.reports.get(), &rep, sizeof rep);
       if (got == static_cast<ssize_t>(sizeof rep)) {
-        if (rep.kind == GuardReport::kStarted) {
+        if (rep.kind == GuardReport::kStarted && !result.started && !have_exit) {
           result.started = true;
           result.pid = rep.pid;
+        } else if (rep.kind == GuardReport::kNotStarted) {
+          // safesh gave up (timeout, cancel) before the guard started the command.
+          have_exit = true;
         } else if (rep.kind == GuardReport::kSpawnFailed) {
           result.error = "cannot start " + plan.program + ": " + strerror(rep.error);
           have_exit = true;
@@ -280,9 +328,11 @@ ExecResult Execute(const LaunchPlan& plan, const ExecOptions& options) {
 
   if (pump.spool_failed) {
     result.output_complete = false;
-    result.error = pump.spool_error;
+    result.error += (result.error.empty() ? "" : "; ") + pump.spool_error;
   }
-  result.output_bytes = pump.written;
+  result.output_bytes = pump.total;
+  result.spooled_bytes = pump.written;
+  result.unspooled = std::move(pump.unspooled);
   result.duration_ms =
       std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
   return result;

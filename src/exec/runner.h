@@ -11,6 +11,7 @@
 #include "exec/cancel.h"
 #include "exec/launch_plan.h"
 #include "exec/redact.h"
+#include "exec/spool.h"
 
 namespace safesh::exec {
 
@@ -24,8 +25,11 @@ struct ExecOptions {
   const CancelToken* cancel = nullptr;  // optional
   int spool_fd = -1;                    // every byte of output is written here
   Redactor* redactor = nullptr;         // optional: masks secrets before the spool
-  // The calling process is a child subreaper (the safesh program is): if the guard itself is
-  // killed, the command's orphans come to the caller, which then kills them.
+  uint64_t spool_cap = 0;               // the most written to the spool (0: kSpoolMaxRunBytes)
+  uint64_t keep_unspooled = 0;          // how many of the last unspooled bytes to keep in memory
+  // The calling process is a child subreaper (the safesh program is) and runs one command at a
+  // time: if the guard itself is killed, the command's orphans come to the caller, which then
+  // kills every descendant it has. Not for a process running several commands at once.
   bool caller_is_subreaper = false;
 };
 
@@ -37,9 +41,11 @@ struct ExecResult {
   int signal = 0;      // when a signal ended it
   bool timed_out = false;
   bool cancelled = false;
-  uint64_t output_bytes = 0;  // bytes written to the spool
+  uint64_t output_bytes = 0;   // all the output (after masking)
+  uint64_t spooled_bytes = 0;  // the first this many are in the spool
+  std::string unspooled;       // the last bytes that are not in the spool (see keep_unspooled)
   // False when output may be missing: the pipe was still held open after kPipeGrace, or the
-  // spool could not be written. `error` says which.
+  // spool could not be written or reached spool_cap. `error` says which.
   bool output_complete = true;
   std::string error;  // why it did not start, or what went wrong on the way
   int64_t duration_ms = 0;

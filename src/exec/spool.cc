@@ -224,17 +224,24 @@ std::string WithCommas(uint64_t n) {
 
 }  // namespace
 
-bool ReadView(int fd, uint64_t size, uint64_t limit, const std::string& path, OutputView* view,
-              std::string* error) {
+bool ReadView(int fd, uint64_t size, uint64_t kept, const std::string& unkept, uint64_t limit,
+              const std::string& path, OutputView* view, std::string* error) {
   view->text.clear();
   view->truncated = false;
-  if (size <= limit) return ReadAt(fd, 0, static_cast<size_t>(size), &view->text, error);
+  if (size <= limit) {
+    if (!ReadAt(fd, 0, static_cast<size_t>(kept), &view->text, error)) return false;
+    view->text += unkept;
+    return true;
+  }
 
   view->truncated = true;
   // The notice is sized with the largest count it can show, so head + notice + tail <= limit.
   auto notice = [&](uint64_t left_out) {
-    return "\n[safesh: " + WithCommas(left_out) + " bytes of output left out here; all " +
-           WithCommas(size) + " bytes are in " + path + "]\n";
+    std::string where = kept == size ? "all " + WithCommas(size) + " bytes are in " + path
+                                     : "the first " + WithCommas(kept) + " of " + WithCommas(size) +
+                                           " bytes are in " + path;
+    return "\n[safesh: " + WithCommas(left_out) + " bytes of output left out here; " + where +
+           "]\n";
   };
   uint64_t reserve = notice(size).size();
   uint64_t budget = limit > reserve ? limit - reserve : 0;
@@ -242,7 +249,7 @@ bool ReadView(int fd, uint64_t size, uint64_t limit, const std::string& path, Ou
 
   // A UTF-8 sequence is at most 4 bytes: look one sequence past each cut to place it well.
   std::string head, tail;
-  if (!ReadAt(fd, 0, static_cast<size_t>(head_len) + 1, &head, error)) return false;
+  if (!ReadAt(fd, 0, static_cast<size_t>(std::min(head_len + 1, kept)), &head, error)) return false;
   // Cut the head before a sequence that would not fit whole.
   size_t h = std::min<size_t>(head_len, head.size());
   for (int back = 0;
@@ -251,10 +258,13 @@ bool ReadView(int fd, uint64_t size, uint64_t limit, const std::string& path, Ou
     --h;
   }
   if (h < head.size() && IsContinuation(static_cast<unsigned char>(head[h]))) h = head_len;
-  head.resize(h);
+  head.resize(std::min<size_t>(h, head.size()));
 
-  uint64_t tail_start = size - tail_len;
-  if (!ReadAt(fd, tail_start, static_cast<size_t>(tail_len), &tail, error)) return false;
+  // The tail: the end of the spool, then what was kept in memory after it.
+  uint64_t from_memory = std::min<uint64_t>(tail_len, unkept.size());
+  uint64_t from_file = std::min<uint64_t>(tail_len - from_memory, kept);
+  if (!ReadAt(fd, kept - from_file, static_cast<size_t>(from_file), &tail, error)) return false;
+  tail.append(unkept, unkept.size() - static_cast<size_t>(from_memory), std::string::npos);
   // Start the tail at the beginning of a sequence.
   size_t t = 0;
   while (t < 3 && t < tail.size() && IsContinuation(static_cast<unsigned char>(tail[t])))

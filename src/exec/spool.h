@@ -19,6 +19,10 @@ namespace safesh::exec {
 // ones while all of them together hold more than kSpoolMaxTotalBytes.
 inline constexpr int64_t kSpoolMaxAgeSeconds = 24 * 60 * 60;
 inline constexpr int64_t kSpoolMaxTotalBytes = int64_t{4} << 30;
+// The most one command's spool keeps. A command that prints more (`yes`, `cat /dev/urandom`)
+// is not allowed to fill the disk: the rest is read and dropped, and its last bytes are kept in
+// memory for the view.
+inline constexpr uint64_t kSpoolMaxRunBytes = uint64_t{2} << 30;
 
 // The default spool base directory: $XDG_STATE_HOME/safesh/spool or $HOME/.local/state/...;
 // empty when neither is known.
@@ -56,10 +60,12 @@ struct OutputView {
   bool truncated = false;
 };
 
-// Reads the view from `fd`: the whole output when it fits in `limit` bytes; otherwise its head
-// and its tail with a one-line notice between them naming how many bytes were left out and
-// `path`. Never longer than `limit`, never splits a UTF-8 sequence. False on a read error.
-bool ReadView(int fd, uint64_t size, uint64_t limit, const std::string& path, OutputView* view,
-              std::string* error);
+// Reads the view of an output of `size` bytes, of which the spool `fd` holds the first `kept`
+// and `unkept` (in memory) holds the last ones that the spool does not (at most the last
+// `limit` of them): the whole output when it fits in `limit` bytes; otherwise its head and its
+// tail with a one-line notice between them naming how many bytes were left out and `path`.
+// Never longer than `limit`, never splits a UTF-8 sequence. False on a read error.
+bool ReadView(int fd, uint64_t size, uint64_t kept, const std::string& unkept, uint64_t limit,
+              const std::string& path, OutputView* view, std::string* error);
 
 }  // namespace safesh::exec

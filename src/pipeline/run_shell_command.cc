@@ -91,6 +91,11 @@ RunResult RunShellCommand(const RunRequest& request, const RunContext& c) {
   // 1. Validate.
   if (request.command.find_first_not_of(" \t\r\n") == std::string::npos)
     return Refuse(Outcome::kInvalid, "the command is empty: give a bash command to run");
+  if (request.command.size() > kMaxCommandBytes)
+    return Refuse(Outcome::kInvalid,
+                  "the command is " + std::to_string(request.command.size()) +
+                      " bytes; the most bash can be given is " + std::to_string(kMaxCommandBytes) +
+                      ": write the script to a file in the workspace and run it");
   if (request.command.find('\0') != std::string::npos)
     return Refuse(Outcome::kInvalid, "the command holds a NUL byte, which bash cannot be given");
   std::string error;
@@ -174,6 +179,8 @@ RunResult RunShellCommand(const RunRequest& request, const RunContext& c) {
   options.spool_fd = spool.fd.get();
   options.redactor = &redactor;
   options.caller_is_subreaper = c.caller_is_subreaper;
+  options.spool_cap = c.spool_cap;
+  options.keep_unspooled = static_cast<uint64_t>(c.settings.tools.output_limit_bytes);
   exec::LaunchPlan plan = exec::BashPlan(bash, request.command, std::move(env.vars), cwd->fd.get());
   util::UniqueFd seccomp;  // open until the command has started
   if (!bwrap_path.empty()) {
@@ -187,7 +194,9 @@ RunResult RunShellCommand(const RunRequest& request, const RunContext& c) {
   exec::ExecResult ran = exec::Execute(plan, options);
 
   // 6. The result.
-  result.outcome = ran.started ? Outcome::kRan : Outcome::kFailedToStart;
+  // A timeout or cancel that came before the command started is still a timeout or cancel.
+  result.outcome =
+      ran.started || ran.timed_out || ran.cancelled ? Outcome::kRan : Outcome::kFailedToStart;
   result.duration_ms = ran.duration_ms;
   result.process_id = ran.started ? ran.pid : 0;
   result.timed_out = ran.timed_out;
@@ -214,7 +223,7 @@ RunResult RunShellCommand(const RunRequest& request, const RunContext& c) {
   exec::OutputView view;
   bool kept = ran.output_bytes > limit && exec::KeepSpool(&spool, &error);
   if (ran.output_bytes > limit && !kept) result.error += (result.error.empty() ? "" : "; ") + error;
-  if (!exec::ReadView(spool.fd.get(), ran.output_bytes, limit,
+  if (!exec::ReadView(spool.fd.get(), ran.output_bytes, ran.spooled_bytes, ran.unspooled, limit,
                       kept ? spool.path : std::string("(the spool could not be kept)"), &view,
                       &error)) {
     result.error += (result.error.empty() ? "" : "; ") + error;

@@ -4,7 +4,10 @@
 //   → execute under the guard → capped view of the output → RunResult
 //
 // Shared by the CLI (`safesh run`), the MCP server, the hooks and library users: each builds a
-// RunContext once and calls RunShellCommand per request.
+// RunContext once and calls RunShellCommand per request. A process that runs commands should
+// make itself not dumpable (prctl PR_SET_DUMPABLE 0, as `safesh run` does), or an unsandboxed
+// command of the same user can read the secrets scrubbed from its environment in
+// /proc/<pid>/environ.
 #pragma once
 
 #include <cstdint>
@@ -20,9 +23,12 @@
 
 namespace safesh::pipeline {
 
+// The longest command: Linux refuses a single argument longer than 128 KiB (MAX_ARG_STRLEN).
+inline constexpr size_t kMaxCommandBytes = 128 * 1024 - 1;
+
 struct RunRequest {
-  std::string command;
-  std::string cwd;  // absolute, or relative to the workspace; empty: the workspace
+  std::string command;  // at most kMaxCommandBytes
+  std::string cwd;      // absolute, or relative to the workspace; empty: the workspace
   std::optional<double> timeout_seconds;
 };
 
@@ -38,6 +44,7 @@ struct RunContext {
   std::string sandbox_override;               // SAFESH_SANDBOX_SHELL, when set
   std::string bwrap;                 // SAFESH_BWRAP: bubblewrap's path (empty: look for it)
   bool caller_is_subreaper = false;  // see exec::ExecOptions
+  uint64_t spool_cap = 0;            // the most one command spools (0: exec::kSpoolMaxRunBytes)
 };
 
 struct RunResult {
