@@ -150,6 +150,74 @@ TEST_F(RunCli, KillingSafeshKillsEverythingItStarted) {
   }
 }
 
+// The attacks below come from a command of the same user, without the sandbox.
+std::vector<std::string> Unsandboxed(std::vector<std::string> env) {
+  env.push_back("SAFESH_SANDBOX_SHELL=off");
+  return env;
+}
+
+TEST_F(RunCli, ScrubbedSecretsAreNotInTheGuardsOrSafeshsEnviron) {
+  std::string secret = "ghp_SECRET" + std::to_string(getpid()) + "abcdef";
+  std::string read_parent = "tr '\\0' '\\n' </proc/$PPID/environ | grep GH_TOKEN | rev";
+  // The attempt is real: a shell's child reads its parent's environment this way.
+  RunOptions plain;
+  plain.env = {"PATH=/usr/bin:/bin", "GH_TOKEN=" + secret};
+  RunOutput p = RunProgram({"/bin/bash", "-c", "bash -c \"$0\"; true", read_parent}, plain);
+  ASSERT_NE(p.out.find(std::string(secret.rbegin(), secret.rend())), std::string::npos) << p.out;
+  RunOptions o;
+  o.env = Unsandboxed(Env());
+  o.env.push_back("GH_TOKEN=" + secret);
+  RunOutput r = RunProgram(
+      Args({"--approve", "yes", "--",
+            read_parent + "; tr '\\0' '\\n' </proc/$(cut -d' ' -f4 /proc/$PPID/stat)/environ | "
+                          "grep GH_TOKEN | rev"}),
+      o);
+  EXPECT_EQ(r.out.find(std::string(secret.rbegin(), secret.rend())), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find(secret), std::string::npos) << r.out;
+}
+
+TEST_F(RunCli, HoldingTheControlPipeDoesNotKeepTheCommandAlive) {
+  prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+  std::string marker = UniqueSleep();
+  // The guard's control pipe is its descriptor 5: reopened through /proc, it would never close.
+  pid_t pid = Start(Args({"--approve", "yes", "--", "exec 9>/proc/$PPID/fd/5; exec " + marker}),
+                    Unsandboxed(Env()));
+  ASSERT_TRUE(WaitForCount(marker, 1));
+  ASSERT_EQ(kill(pid, SIGKILL), 0);
+  int status;
+  waitpid(pid, &status, 0);
+  EXPECT_TRUE(WaitUntilGone(marker).empty());
+  while (waitpid(-1, &status, WNOHANG) > 0) {
+  }
+}
+
+TEST_F(RunCli, AStoppedGuardIsWokenAndCleansUp) {
+  std::string marker = UniqueSleep();
+  RunOptions o;
+  o.env = Unsandboxed(Env());
+  o.timeout_seconds = 60;
+  RunOutput r = RunProgram(
+      Args({"--approve", "yes", "--timeout", "30", "--",
+            "kill -STOP $PPID; setsid " + marker + " >/dev/null 2>&1 & echo done; exit 0"}),
+      o);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "done\n");
+  EXPECT_TRUE(WaitUntilGone(marker).empty());
+}
+
+TEST_F(RunCli, ThousandsOfDetachedProcessesAreAllKilled) {
+  std::string marker = UniqueSleep();
+  RunOptions o;
+  o.env = Unsandboxed(Env());
+  o.timeout_seconds = 60;
+  RunOutput r = RunProgram(
+      Args({"--approve", "yes", "--",
+            "(for i in $(seq 2000); do setsid " + marker + " & done) & sleep 0.3; exit 0"}),
+      o);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(WaitUntilGone(marker).empty());
+}
+
 TEST_F(RunCli, SigtermCancels) {
   std::string marker = UniqueSleep();
   pid_t pid = Start(Args({"--approve", "yes", "--", marker}), Env());

@@ -93,6 +93,15 @@ TEST(Redactor, LongerSecretWinsWhereTwoStartTogether) {
   EXPECT_EQ(RedactInPieces(r, "x password1234 password1 y", 4), "x [redacted B] [redacted A] y");
 }
 
+TEST(Redactor, OverlappingSecretsAreMaskedTogether) {
+  std::vector<Secret> secrets = {{"A", "sk-OVERLAPAAAABBBB"}, {"B", "BBBBCCCCDDDDsecret"}};
+  for (size_t piece : {1u, 5u, 64u}) {
+    Redactor r(secrets);
+    EXPECT_EQ(RedactInPieces(r, "x sk-OVERLAPAAAABBBBCCCCDDDDsecret y", piece), "x [redacted A] y")
+        << piece;
+  }
+}
+
 TEST(Redactor, InactiveWithoutCredibleSecrets) {
   Redactor r({{"X", "1"}, {"Y", "true"}});
   EXPECT_FALSE(r.active());

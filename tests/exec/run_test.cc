@@ -296,6 +296,38 @@ TEST_F(Run, BigOutputIsCappedAndSpooledWhole) {
   EXPECT_EQ(st.st_mode & 0777, 0600u);
 }
 
+TEST_F(Run, ASpoolCapKeepsTheDiskAndTheViewsEnd) {
+  context_.spool_cap = 1 << 20;
+  context_.settings.tools.output_limit_bytes = 4096;
+  RunResult r = Go("seq 1 1000000; echo END-MARK");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_TRUE(r.truncated);
+  EXPECT_TRUE(r.output.ends_with("1000000\nEND-MARK\n")) << r.output.substr(r.output.size() - 64);
+  EXPECT_NE(r.error.find("the rest was read and dropped"), std::string::npos) << r.error;
+  EXPECT_GT(r.output_bytes, 6u << 20);
+  ASSERT_FALSE(r.spool_path.empty());
+  EXPECT_EQ(std::filesystem::file_size(r.spool_path), 1u << 20);
+}
+
+TEST_F(Run, TimeoutBeforeTheCommandStartsIsATimeout) {
+  for (int i = 0; i < 20; ++i) {
+    RunResult r = Go("echo hi", 1e-9);
+    EXPECT_EQ(r.outcome, Outcome::kRan) << r.error;
+    if (r.timed_out) {
+      EXPECT_EQ(r.exit_code, -1);
+      EXPECT_TRUE(r.error.starts_with("command timed out")) << r.error;
+    } else {
+      EXPECT_EQ(r.output, "hi\n");
+    }
+  }
+}
+
+TEST_F(Run, CommandsLongerThanBashCanTakeAreRefused) {
+  RunResult r = Go("echo " + std::string(200 * 1024, 'x'));
+  EXPECT_EQ(r.outcome, Outcome::kInvalid);
+  EXPECT_NE(r.error.find("write the script to a file"), std::string::npos) << r.error;
+}
+
 TEST_F(Run, JsonHasTheContractFields) {
   RunResult r = Go("echo hi");
   std::string j = RunResultJson(r);

@@ -105,7 +105,8 @@ OutputView View(const std::string& text, uint64_t limit, const std::string& base
   EXPECT_TRUE(CreateSpool(base, &s, &error)) << error;
   EXPECT_EQ(write(s.fd.get(), text.data(), text.size()), static_cast<ssize_t>(text.size()));
   OutputView v;
-  EXPECT_TRUE(ReadView(s.fd.get(), text.size(), limit, "/the/spool", &v, &error)) << error;
+  EXPECT_TRUE(ReadView(s.fd.get(), text.size(), text.size(), "", limit, "/the/spool", &v, &error))
+      << error;
   RemoveSpool(&s);
   return v;
 }
@@ -136,6 +137,28 @@ TEST(OutputView, HeadNoticeTailWithinTheLimit) {
   size_t notice_end = v.text.find("]\n", at) + 2;
   size_t shown = at - 1 + (v.text.size() - notice_end);  // head (without its '\n') + tail
   EXPECT_EQ(std::stoull(count), text.size() - shown);
+}
+
+TEST(OutputView, TailFromMemoryWhenTheSpoolStoppedShort) {
+  TempDir t;
+  Spool s;
+  std::string error;
+  ASSERT_TRUE(CreateSpool(t.path + "/s/spool", &s, &error)) << error;
+  std::string all;
+  for (int i = 0; i < 3000; ++i)
+    all += "line " + std::to_string(i) + "\n";
+  // The spool kept the first 10,000 bytes; memory has the last 1,000.
+  ASSERT_EQ(write(s.fd.get(), all.data(), 10000), 10000);
+  std::string unkept = all.substr(all.size() - 1000);
+  OutputView v;
+  ASSERT_TRUE(ReadView(s.fd.get(), all.size(), 10000, unkept, 1024, "/p", &v, &error)) << error;
+  EXPECT_LE(v.text.size(), 1024u);
+  EXPECT_TRUE(v.text.starts_with("line 0\n"));
+  EXPECT_TRUE(v.text.ends_with("line 2999\n"));
+  EXPECT_NE(v.text.find("the first 10,000 of "), std::string::npos) << v.text;
+  // Small: what the spool has, then what memory has.
+  ASSERT_TRUE(ReadView(s.fd.get(), 10 + 5, 10, "12345", 1024, "/p", &v, &error));
+  EXPECT_EQ(v.text, all.substr(0, 10) + "12345");
 }
 
 TEST(OutputView, NeverSplitsAUtf8Sequence) {
