@@ -2,6 +2,7 @@
 
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <map>
 #include <mutex>
@@ -42,13 +43,21 @@ const char* SignalName(int sig) {
 
 // Whether bubblewrap works here, asked once per process and bwrap path (the answer does not
 // change while safesh runs, and asking costs a sandbox start).
-std::string CachedProbe(const std::string& bwrap) {
+std::string CachedProbe(const std::string& bwrap, const std::string& cache_file) {
   static std::mutex mu;
   static std::map<std::string, std::string> answers;
   std::lock_guard<std::mutex> lock(mu);
   auto it = answers.find(bwrap);
-  if (it == answers.end()) it = answers.emplace(bwrap, sandbox::ProbeBwrap(bwrap, false)).first;
+  if (it == answers.end())
+    it = answers.emplace(bwrap, sandbox::ProbeBwrapCached(bwrap, cache_file)).first;
   return it->second;
+}
+
+// Where the probe's answer is remembered between runs: beside the spool, in safesh's private
+// state folder (which sandboxed commands cannot see). Empty when there is no spool base.
+std::string ProbeCacheFile(const RunContext& c) {
+  if (c.spool_base.empty()) return "";
+  return c.spool_base.substr(0, c.spool_base.rfind('/')) + "/bwrap-probe";
 }
 
 // Which sandbox the command runs in (SH-20): bubblewrap when it works; otherwise "required"
@@ -66,7 +75,8 @@ bool ChooseSandbox(const RunContext& c, RunResult* r, std::string* bwrap) {
     return true;
   }
   *bwrap = c.bwrap.empty() ? sandbox::FindBwrap() : c.bwrap;
-  std::string why = *bwrap == "" ? sandbox::ProbeBwrap("", false) : CachedProbe(*bwrap);
+  std::string why =
+      *bwrap == "" ? sandbox::ProbeBwrap("", false) : CachedProbe(*bwrap, ProbeCacheFile(c));
   if (why.empty()) {
     r->sandbox_mode = "bwrap";
     r->sandbox_reason = std::string("bubblewrap and seccomp; network ") +
@@ -194,6 +204,13 @@ RunResult RunShellCommand(const RunRequest& request, const RunContext& c) {
   exec::ExecResult ran = exec::Execute(plan, options);
 
   // 6. The result.
+  // bubblewrap refusing to build the sandbox looks like this (the command never ran): whatever
+  // remembered that it works is forgotten, so the next run probes again.
+  if (!bwrap_path.empty() && ran.exited && ran.exit_code == 1 && ran.spooled_bytes >= 7) {
+    char start[7];
+    if (pread(spool.fd.get(), start, 7, 0) == 7 && std::string_view(start, 7) == "bwrap: ")
+      sandbox::ForgetProbe(ProbeCacheFile(c));
+  }
   // A timeout or cancel that came before the command started is still a timeout or cancel.
   result.outcome =
       ran.started || ran.timed_out || ran.cancelled ? Outcome::kRan : Outcome::kFailedToStart;

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <spawn.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -95,6 +96,61 @@ std::string ProbeBwrap(const std::string& bwrap, bool network) {
   return "bubblewrap cannot build a sandbox here" +
          (message.empty() ? std::string() : ": " + message) +
          " (user namespaces may be disabled or restricted)";
+}
+
+namespace {
+
+std::string FirstLine(const char* path) {
+  std::string text, ignored;
+  if (!util::ReadWholeFile(path, &text, &ignored)) return "-";
+  return text.substr(0, text.find('\n'));
+}
+
+// What the probe's answer depends on, as one line.
+std::string ProbeKey(const std::string& bwrap) {
+  struct stat st {};
+  if (stat(bwrap.c_str(), &st) != 0) return "";
+  std::string key = bwrap + " " + std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino) +
+                    ":" + std::to_string(st.st_size) + ":" + std::to_string(st.st_mtime) + " uid " +
+                    std::to_string(geteuid()) + " boot " +
+                    FirstLine("/proc/sys/kernel/random/boot_id");
+  for (const char* knob : {"/proc/sys/kernel/unprivileged_userns_clone",
+                           "/proc/sys/kernel/apparmor_restrict_unprivileged_userns",
+                           "/proc/sys/user/max_user_namespaces"}) {
+    key += " ";
+    key += FirstLine(knob);
+  }
+  return key;
+}
+
+}  // namespace
+
+std::string ProbeBwrapCached(const std::string& bwrap, const std::string& cache_file) {
+  if (bwrap.empty() || cache_file.empty()) return ProbeBwrap(bwrap, false);
+  std::string key = ProbeKey(bwrap);
+  std::string cached, ignored;
+  // Only a "works" answer is remembered: a failure is probed again, and says why, every time.
+  if (!key.empty() && util::ReadWholeFile(cache_file, &cached, &ignored) &&
+      cached == key + "\nok\n") {
+    return "";
+  }
+  std::string why = ProbeBwrap(bwrap, false);
+  if (why.empty() && !key.empty()) {
+    // Written whole, then renamed into place: a reader sees the old answer or the new one.
+    std::string tmp = cache_file + ".tmp" + std::to_string(getpid());
+    int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd >= 0) {
+      std::string text = key + "\nok\n";
+      bool ok = write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+      close(fd);
+      if (!ok || rename(tmp.c_str(), cache_file.c_str()) != 0) unlink(tmp.c_str());
+    }
+  }
+  return why;
+}
+
+void ForgetProbe(const std::string& cache_file) {
+  if (!cache_file.empty()) unlink(cache_file.c_str());
 }
 
 bool SandboxPlan(const std::string& bwrap, const SandboxSpec& spec, const std::string& cwd,

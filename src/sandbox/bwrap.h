@@ -36,6 +36,15 @@ std::string FindBwrap();
 // /bin/true. Empty when it works, else what went wrong (bwrap's own message).
 std::string ProbeBwrap(const std::string& bwrap, bool network);
 
+// ProbeBwrap with its answer remembered in `cache_file` (in safesh's private state folder) for
+// as long as nothing it depends on changes: the boot, bubblewrap's file, the user, and the
+// kernel settings that allow or restrict user namespaces. A sandbox start costs as much as a
+// short command, and this saves one on every `safesh run`. Without `cache_file` it just probes.
+std::string ProbeBwrapCached(const std::string& bwrap, const std::string& cache_file);
+
+// Forgets a remembered answer (when bubblewrap failed although the cache said it works).
+void ForgetProbe(const std::string& cache_file);
+
 // Turns an unsandboxed plan (bash -c ...) into one that runs it under bwrap. The plan's cwd
 // descriptor stays the guard's starting point; `cwd` is the same directory's path, which the
 // sandbox changes to. False with a message when the seccomp filter cannot be built; the

@@ -1,0 +1,49 @@
+// Finding out whether bubblewrap works here, and remembering it.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "sandbox/bwrap.h"
+
+namespace safesh::sandbox {
+namespace {
+
+std::string Read(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+TEST(Probe, AWorkingSandboxIsRememberedAndAFailureIsNot) {
+  std::string bwrap = FindBwrap();
+  if (!ProbeBwrap(bwrap, false).empty()) GTEST_SKIP() << "bubblewrap does not work here";
+  char t[] = "/tmp/safesh-probe-XXXXXX";
+  std::string dir = mkdtemp(t);
+  std::string cache = dir + "/bwrap-probe";
+  EXPECT_EQ(ProbeBwrapCached(bwrap, cache), "");
+  std::string remembered = Read(cache);
+  EXPECT_TRUE(remembered.starts_with(bwrap + " ")) << remembered;
+  EXPECT_TRUE(remembered.ends_with("\nok\n")) << remembered;
+  // An answer recorded under other conditions (another boot, another bwrap) is not trusted.
+  std::ofstream(cache) << "/usr/bin/bwrap 1:2:3:4 uid 0 boot other - - 1\nok\n";
+  EXPECT_EQ(ProbeBwrapCached(bwrap, cache), "");
+  EXPECT_EQ(Read(cache), remembered);
+  // A bubblewrap that cannot run is reported, and nothing is remembered for it.
+  std::string fake = dir + "/bwrap";
+  std::ofstream(fake) << "#!/bin/sh\necho 'bwrap: setting up uid map: Permission denied' >&2\n"
+                         "exit 1\n";
+  std::filesystem::permissions(fake, std::filesystem::perms::owner_all);
+  std::string why = ProbeBwrapCached(fake, dir + "/fake-probe");
+  EXPECT_NE(why.find("setting up uid map: Permission denied"), std::string::npos) << why;
+  EXPECT_FALSE(std::filesystem::exists(dir + "/fake-probe"));
+  ForgetProbe(cache);
+  EXPECT_FALSE(std::filesystem::exists(cache));
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace safesh::sandbox
