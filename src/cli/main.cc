@@ -16,6 +16,8 @@ int main(int argc, char** argv) {
   safesh::cli::AddCheckCommand(app, check_args);
   safesh::cli::RunArgs run_args;
   safesh::cli::AddRunCommand(app, run_args);
+  safesh::cli::DoctorArgs doctor_args;
+  safesh::cli::AddDoctorCommand(app, doctor_args);
 
   try {
     app.parse(argc, argv);
@@ -33,5 +35,6 @@ int main(int argc, char** argv) {
   if (app.got_subcommand("parse")) return safesh::cli::RunParse(parse_args);
   if (app.got_subcommand("check")) return safesh::cli::RunCheck(check_args);
   if (app.got_subcommand("run")) return safesh::cli::RunRun(run_args);
+  if (app.got_subcommand("doctor")) return safesh::cli::RunDoctor(doctor_args);
   return safesh::cli::kExitUsage;
 }

@@ -48,4 +48,12 @@ struct RunArgs {
 void AddRunCommand(CLI::App& app, RunArgs& args);
 int RunRun(const RunArgs& args);
 
+struct DoctorArgs {
+  bool json = false;
+  bool fix_apparmor = false;
+};
+
+void AddDoctorCommand(CLI::App& app, DoctorArgs& args);
+int RunDoctor(const DoctorArgs& args);
+
 }  // namespace safesh::cli

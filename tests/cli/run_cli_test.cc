@@ -85,6 +85,22 @@ TEST_F(RunCli, ExitCodesFollowTheContract) {
   EXPECT_EQ(RunProgram(Args({"--", "true"}), o).exit_code, 64);
 }
 
+TEST_F(RunCli, DoctorSaysWhetherTheSandboxWorks) {
+  RunOptions o;
+  o.env = Env();
+  RunOutput ready = RunProgram({SAFESH_BINARY, "doctor", "--json"}, o);
+  nlohmann::json j = nlohmann::json::parse(ready.out);
+  // The machines the tests run on have bubblewrap (scripts/bootstrap installs it).
+  EXPECT_EQ(j["state"], "ready") << ready.out;
+  EXPECT_EQ(ready.exit_code, 0);
+  EXPECT_TRUE(j["layers"].is_array());
+  o.env.push_back("SAFESH_BWRAP=" + dir_ + "/no-such-bwrap");
+  RunOutput missing = RunProgram({SAFESH_BINARY, "doctor"}, o);
+  EXPECT_EQ(missing.exit_code, 69);
+  EXPECT_NE(missing.out.find("sandbox: no_bwrap"), std::string::npos) << missing.out;
+  EXPECT_NE(missing.out.find("fix: install bubblewrap"), std::string::npos) << missing.out;
+}
+
 TEST_F(RunCli, BadSettingsExit78) {
   std::ofstream(dir_ + "/bad.toml") << "[tools]\nshell_timeout_seconds = 99999\n";
   RunOptions o;

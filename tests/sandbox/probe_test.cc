@@ -2,11 +2,13 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "sandbox/bwrap.h"
+#include "sandbox/doctor.h"
 
 namespace safesh::sandbox {
 namespace {
@@ -43,6 +45,42 @@ TEST(Probe, AWorkingSandboxIsRememberedAndAFailureIsNot) {
   ForgetProbe(cache);
   EXPECT_FALSE(std::filesystem::exists(cache));
   std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace safesh::sandbox
+
+namespace safesh::sandbox {
+namespace {
+
+TEST(Doctor, NamesEachLayerAndTheStrength) {
+  Diagnosis d = Diagnose(FindBwrap());
+  std::vector<std::string> names;
+  for (const Layer& l : d.layers)
+    names.push_back(l.name);
+  for (const char* want : {"user namespaces", "AppArmor", "bubblewrap", "seccomp",
+                           "network namespace", "Landlock", "cgroup v2"}) {
+    EXPECT_NE(std::find(names.begin(), names.end(), want), names.end()) << want;
+  }
+  EXPECT_FALSE(d.strength.empty());
+  // Its verdict agrees with the probe's.
+  EXPECT_EQ(d.state == "ready", ProbeBwrap(FindBwrap(), false).empty()) << d.state;
+  Diagnosis none = Diagnose("");
+  EXPECT_EQ(none.state, "no_bwrap");
+  EXPECT_NE(none.fix.find("apt install bubblewrap"), std::string::npos);
+  EXPECT_TRUE(DiagnosisJson(none).starts_with("{\"state\":\"no_bwrap\""));
+}
+
+TEST(Doctor, AppArmorProfileLetsBwrapCreateUserNamespaces) {
+  std::string p = AppArmorProfile("/usr/bin/bwrap");
+  EXPECT_NE(p.find("profile safesh-bwrap /usr/bin/bwrap flags=(unconfined) {"), std::string::npos)
+      << p;
+  EXPECT_NE(p.find("  userns,\n"), std::string::npos);
+  std::vector<std::string> steps =
+      AppArmorInstallCommands("/etc/apparmor.d/safesh-bwrap", "/tmp/profile");
+  ASSERT_EQ(steps.size(), 2u);
+  EXPECT_EQ(steps[0], "install -m 0644 -o root -g root /tmp/profile /etc/apparmor.d/safesh-bwrap");
+  EXPECT_EQ(steps[1], "apparmor_parser -r /etc/apparmor.d/safesh-bwrap");
 }
 
 }  // namespace

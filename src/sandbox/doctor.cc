@@ -1,0 +1,211 @@
+#include "sandbox/doctor.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/landlock.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sandbox/bwrap.h"
+#include "sandbox/seccomp.h"
+#include "util/file.h"
+#include "util/json_writer.h"
+
+namespace safesh::sandbox {
+namespace {
+
+std::string FirstLine(const std::string& path) {
+  std::string text, ignored;
+  if (!util::ReadWholeFile(path, &text, &ignored)) return "";
+  return text.substr(0, text.find('\n'));
+}
+
+// The first line a program prints on stdout; empty when it cannot run.
+std::string Output(const std::vector<std::string>& args) {
+  int p[2];
+  if (pipe2(p, O_CLOEXEC) != 0) return "";
+  util::UniqueFd r(p[0]), w(p[1]);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, w.get(), 1);
+  posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+  std::vector<char*> argv;
+  for (const std::string& a : args)
+    argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  pid_t pid;
+  int rc = posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  w.Reset();
+  if (rc != 0) return "";
+  std::string out, ignored;
+  util::ReadToEnd(r.get(), args[0], &out, &ignored);
+  int status;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return out.substr(0, out.find('\n'));
+}
+
+}  // namespace
+
+int LandlockAbi(std::string* why) {
+  long abi = syscall(SYS_landlock_create_ruleset, nullptr, 0, LANDLOCK_CREATE_RULESET_VERSION);
+  if (abi >= 1) return static_cast<int>(abi);
+  *why = errno == ENOSYS       ? "the kernel has no Landlock"
+         : errno == EOPNOTSUPP ? "Landlock is disabled (boot with lsm=...,landlock)"
+                               : std::string("Landlock: ") + strerror(errno);
+  return 0;
+}
+
+std::string AppArmorProfile(const std::string& bwrap_real_path) {
+  return "# Installed by `safesh doctor --fix-apparmor`: lets bubblewrap create the user\n"
+         "# namespaces safesh's sandbox is built from (Ubuntu restricts them by default).\n"
+         "abi <abi/4.0>,\n"
+         "include <tunables/global>\n\n"
+         "profile safesh-bwrap " +
+         bwrap_real_path +
+         " flags=(unconfined) {\n"
+         "  userns,\n\n"
+         "  include if exists <local/safesh-bwrap>\n"
+         "}\n";
+}
+
+std::vector<std::string> AppArmorInstallCommands(const std::string& profile_path,
+                                                 const std::string& temp_copy) {
+  return {"install -m 0644 -o root -g root " + temp_copy + " " + profile_path,
+          "apparmor_parser -r " + profile_path};
+}
+
+Diagnosis Diagnose(const std::string& bwrap) {
+  Diagnosis d;
+  // User namespaces: what bubblewrap is built on (root needs none to be unprivileged).
+  {
+    Layer l{"user namespaces", true, ""};
+    std::string clone = FirstLine("/proc/sys/kernel/unprivileged_userns_clone");
+    std::string max = FirstLine("/proc/sys/user/max_user_namespaces");
+    if (geteuid() == 0) {
+      l.detail = "running as root: not needed";
+    } else if (clone == "0" || max == "0") {
+      l.ok = false;
+      l.detail =
+          clone == "0" ? "kernel.unprivileged_userns_clone = 0" : "user.max_user_namespaces = 0";
+    } else {
+      l.detail = "allowed (max " + (max.empty() ? std::string("?") : max) + ")";
+    }
+    d.layers.push_back(l);
+  }
+  std::string restrict_userns = FirstLine("/proc/sys/kernel/apparmor_restrict_unprivileged_userns");
+  d.layers.push_back({"AppArmor", restrict_userns != "1",
+                      restrict_userns == "1"    ? "restricts unprivileged user namespaces"
+                      : restrict_userns.empty() ? "no user-namespace restriction"
+                                                : "user namespaces not restricted"});
+  std::string version = bwrap.empty() ? "" : Output({bwrap, "--version"});
+  d.layers.push_back({"bubblewrap", !bwrap.empty(),
+                      bwrap.empty() ? "not installed" : bwrap + " (" + version + ")"});
+  {
+    util::UniqueFd filter;
+    std::string error;
+    bool ok = BuildSeccompFilter(false, &filter, &error) && prctl(PR_GET_SECCOMP) >= 0;
+    d.layers.push_back({"seccomp", ok, ok ? "filters can be built and loaded" : error});
+  }
+  std::string why = ProbeBwrap(bwrap, false);
+  d.layers.push_back({"network namespace", why.empty(),
+                      why.empty() ? "a sandbox without network starts" : "untested: " + why});
+  {
+    std::string lwhy;
+    int abi = LandlockAbi(&lwhy);
+    d.layers.push_back(
+        {"Landlock", abi > 0,
+         abi > 0 ? "ABI " + std::to_string(abi) + " (not used by safesh yet)" : lwhy});
+  }
+  {
+    bool v2 = access("/sys/fs/cgroup/cgroup.controllers", F_OK) == 0;
+    d.layers.push_back(
+        {"cgroup v2", v2,
+         v2 ? "mounted (per-command limits not used by safesh yet)" : "not mounted"});
+  }
+
+  if (bwrap.empty()) {
+    d.state = "no_bwrap";
+    d.fix = "install bubblewrap: sudo apt install bubblewrap";
+  } else if (why.empty()) {
+    d.state = "ready";
+  } else {
+    d.reason = why;
+    if (restrict_userns == "1" && access("/sbin/apparmor_parser", X_OK) == 0) {
+      d.state = "restricted";
+      d.fix =
+          "allow bubblewrap to create user namespaces with an AppArmor profile: "
+          "safesh doctor --fix-apparmor";
+    } else {
+      d.state = "broken";
+      d.fix =
+          "bubblewrap cannot create its namespaces here (in a container, allow user "
+          "namespaces or run with a seccomp profile that permits them); meanwhile "
+          "[sandbox] shell = \"auto\" runs commands without the sandbox and says so";
+    }
+  }
+  d.strength = d.state == "ready"
+                   ? "bubblewrap: a read-only system with writable workspace and temporary "
+                     "folders, keys and credentials hidden, no network unless allowed, its own "
+                     "PID namespace, no capabilities; seccomp refusing ptrace, TIOCSTI, "
+                     "io_uring, mounts, keyrings and more"
+                   : "none: commands would run unsandboxed (with \"auto\") or be refused "
+                     "(with \"required\")";
+  return d;
+}
+
+std::string DiagnosisJson(const Diagnosis& d) {
+  std::string out;
+  util::JsonWriter w(&out);
+  w.BeginObject();
+  w.Key("state");
+  w.String(d.state);
+  w.Key("reason");
+  if (d.reason.empty()) {
+    w.Null();
+  } else {
+    w.String(d.reason);
+  }
+  w.Key("strength");
+  w.String(d.strength);
+  w.Key("layers");
+  w.BeginArray();
+  for (const Layer& l : d.layers) {
+    w.BeginObject();
+    w.Key("name");
+    w.String(l.name);
+    w.Key("ok");
+    w.Bool(l.ok);
+    w.Key("detail");
+    w.String(l.detail);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("fix");
+  if (d.fix.empty()) {
+    w.Null();
+  } else {
+    w.String(d.fix);
+  }
+  w.EndObject();
+  return out;
+}
+
+std::string DiagnosisText(const Diagnosis& d) {
+  std::string out = "sandbox: " + d.state + "\n";
+  for (const Layer& l : d.layers) {
+    out += std::string("  ") + (l.ok ? "ok  " : "--  ") + l.name + ": " + l.detail + "\n";
+  }
+  out += "strength: " + d.strength + "\n";
+  if (!d.reason.empty()) out += "problem: " + d.reason + "\n";
+  if (!d.fix.empty()) out += "fix: " + d.fix + "\n";
+  return out;
+}
+
+}  // namespace safesh::sandbox
