@@ -19,7 +19,9 @@ void AddDoctorCommand(CLI::App& app, DoctorArgs& args) {
                 "Where AppArmor keeps bubblewrap from creating user namespaces (Ubuntu 24.04 and "
                 "later), install a profile that allows it (needs root; prints the commands "
                 "otherwise)");
-  cmd->footer("Exit status: 0 the sandbox works, 69 it does not, 1 a fix could not be applied.");
+  cmd->footer(
+      "Exit status: 0 commands can be sandboxed (by bubblewrap, or by Landlock where it cannot "
+      "run), 69 they cannot, 1 a fix could not be applied.");
 }
 
 namespace {
@@ -77,7 +79,8 @@ int RunDoctor(const DoctorArgs& args) {
   sandbox::Diagnosis d = sandbox::Diagnose(bwrap);
   if (args.fix_apparmor) return FixAppArmor(bwrap, d);
   std::cout << (args.json ? sandbox::DiagnosisJson(d) + "\n" : sandbox::DiagnosisText(d));
-  return d.state == "ready" ? 0 : 69;
+  // Commands can be sandboxed: by bubblewrap, or (weaker, as the strength says) by Landlock.
+  return d.state == "ready" || d.landlock_abi > 0 ? 0 : 69;
 }
 
 }  // namespace safesh::cli

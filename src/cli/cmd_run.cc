@@ -120,6 +120,7 @@ int RunRun(const RunArgs& args) {
   if (const char* o = std::getenv("SAFESH_SANDBOX_SHELL"); o != nullptr)
     context.sandbox_override = o;
   if (const char* b = std::getenv("SAFESH_BWRAP"); b != nullptr) context.bwrap = b;
+  if (const char* l = std::getenv("SAFESH_SANDBOX_LAUNCHER"); l != nullptr) context.launcher = l;
 
   if (args.approve == "yes") {
     context.prompter = [](const approval::ApprovalRequest&) { return approval::Answer::kApprove; };

@@ -2,6 +2,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <linux/securebits.h>
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
@@ -46,6 +49,9 @@ struct GuardSetup {
   int control_r;
   int report_w;
   pid_t parent;  // safesh
+  bool self_confine;
+  const sock_filter* filter;
+  unsigned short filter_len;
   posix_spawnattr_t* attr;
   posix_spawn_file_actions_t* actions;
 };
@@ -82,6 +88,76 @@ bool ArrangeFds(const GuardSetup& s, int* devnull, int* out_w, int* control_r, i
   *control_r = 5 + n;
   *report_w = 6 + n;
   return true;
+}
+
+// The Landlock launcher's spawn: fork, and in the child set up what posix_spawn would (a new
+// session, default signals, stdin /dev/null, stdout and stderr the pipe), then confine itself
+// (no new privileges, the Landlock ruleset at descriptor 3, the seccomp filter), close every
+// other descriptor, and execute. Only system calls after the fork. Returns 0 or an errno; a
+// failure in the child before exec comes back through a close-on-exec pipe.
+int SpawnConfined(const GuardSetup& s, int devnull, int out_w, pid_t* pid_out) {
+  int errpipe[2];
+  if (pipe2(errpipe, O_CLOEXEC) != 0) return errno;
+  pid_t pid = fork();
+  if (pid < 0) {
+    int e = errno;
+    close(errpipe[0]);
+    close(errpipe[1]);
+    return e;
+  }
+  if (pid == 0) {
+    close(errpipe[0]);
+    auto fail = [&](int e) {
+      (void)!write(errpipe[1], &e, sizeof e);
+      _exit(127);
+    };
+    if (setsid() < 0) fail(errno);
+    for (int sig = 1; sig < 65; ++sig)
+      signal(sig, SIG_DFL);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, nullptr);
+    if (dup2(devnull, 0) < 0 || dup2(out_w, 1) < 0 || dup2(out_w, 2) < 0) fail(errno);
+    // No capabilities, even for root: an empty bounding set, no ambient ones, and securebits
+    // that stop execve from granting root its capabilities back (without this, root could read
+    // /dev/mem, load modules or change the clock). Ordinary users have none to drop, and may
+    // not set securebits; only root's refusals matter.
+    for (int cap = 0; cap < 64; ++cap)
+      prctl(PR_CAPBSET_DROP, cap, 0, 0, 0);
+    prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+    if (geteuid() == 0 && prctl(PR_SET_SECUREBITS,
+                                SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP |
+                                    SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_KEEP_CAPS_LOCKED,
+                                0, 0, 0) != 0) {
+      fail(errno);
+    }
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) fail(errno);
+    if (syscall(SYS_landlock_restrict_self, 3, 0) != 0) fail(errno);
+    // Keep only 0-2 and the error pipe (close-on-exec) from here on.
+    int keep = errpipe[1];
+    if (keep > 3) syscall(SYS_close_range, 3u, static_cast<unsigned>(keep - 1), 0u);
+    syscall(SYS_close_range, static_cast<unsigned>(keep + 1), ~0u, 0u);
+    if (s.filter_len > 0) {
+      sock_fprog prog{s.filter_len, const_cast<sock_filter*>(s.filter)};
+      if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) != 0) fail(errno);
+    }
+    execve(s.program, s.argv, s.envp);
+    fail(errno);
+  }
+  close(errpipe[1]);
+  int child_errno = 0;
+  ssize_t n;
+  do {
+    n = read(errpipe[0], &child_errno, sizeof child_errno);
+  } while (n < 0 && errno == EINTR);
+  close(errpipe[0]);
+  if (n == static_cast<ssize_t>(sizeof child_errno)) {
+    int status;
+    waitpid(pid, &status, 0);
+    return child_errno;
+  }
+  *pid_out = pid;
+  return 0;
 }
 
 [[noreturn]] void RunGuard(const GuardSetup& s) {
@@ -139,7 +215,8 @@ bool ArrangeFds(const GuardSetup& s, int* devnull, int* out_w, int* control_r, i
   }
 
   pid_t pid = -1;
-  int err = posix_spawn(&pid, s.program, s.actions, s.attr, s.argv, s.envp);
+  int err = s.self_confine ? SpawnConfined(s, devnull, out_w, &pid)
+                           : posix_spawn(&pid, s.program, s.actions, s.attr, s.argv, s.envp);
   if (err != 0) {
     report.kind = GuardReport::kSpawnFailed;
     report.error = err;
@@ -252,6 +329,9 @@ bool StartGuarded(const LaunchPlan& plan, GuardedCommand* out, std::string* erro
                    control_r.get(),
                    reports_w.get(),
                    getpid(),
+                   plan.self_confine,
+                   reinterpret_cast<const sock_filter*>(plan.seccomp_bpf.data()),
+                   static_cast<unsigned short>(plan.seccomp_bpf.size() / sizeof(sock_filter)),
                    &attr,
                    &actions};
 

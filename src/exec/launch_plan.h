@@ -16,6 +16,11 @@ struct LaunchPlan {
   // Descriptors the program receives as 3, 4, ... in this order (e.g. a seccomp filter for
   // bwrap). Nothing else of safesh's is inherited.
   std::vector<int> pass_fds;
+  // The Landlock launcher: the command's own process confines itself before it executes the
+  // program: landlock_restrict_self with the ruleset passed as descriptor 3 (pass_fds[0]), then
+  // this seccomp filter (a raw BPF program, as seccomp_export_bpf writes it).
+  bool self_confine = false;
+  std::string seccomp_bpf;
 };
 
 // The plan for running `command` with bash, unsandboxed.

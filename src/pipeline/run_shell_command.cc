@@ -14,6 +14,8 @@
 #include "exec/spool.h"
 #include "pipeline/validate.h"
 #include "sandbox/bwrap.h"
+#include "sandbox/doctor.h"
+#include "sandbox/landlock.h"
 #include "sandbox/spec.h"
 #include "util/json_writer.h"
 
@@ -60,30 +62,55 @@ std::string ProbeCacheFile(const RunContext& c) {
   return c.spool_base.substr(0, c.spool_base.rfind('/')) + "/bwrap-probe";
 }
 
-// Which sandbox the command runs in (SH-20): bubblewrap when it works; otherwise "required"
-// refuses and "auto" runs without one and says why.
-bool ChooseSandbox(const RunContext& c, RunResult* r, std::string* bwrap) {
+// Which sandbox the command runs in (SH-20): bubblewrap when it works; otherwise Landlock and
+// seccomp when the kernel has Landlock; otherwise "required" refuses and "auto" runs without
+// one, saying why. SAFESH_SANDBOX_LAUNCHER=landlock picks Landlock even where bubblewrap works;
+// =bwrap allows bubblewrap only.
+bool ChooseSandbox(const RunContext& c, RunResult* r, std::string* bwrap, bool* landlock) {
   std::string mode = c.sandbox_override.empty() ? c.settings.sandbox.shell : c.sandbox_override;
   if (mode != "auto" && mode != "required" && mode != "off") {
     r->error = "SAFESH_SANDBOX_SHELL must be auto, required or off (it is \"" + mode + "\")";
     r->outcome = Outcome::kInvalid;
     return false;
   }
+  if (!c.launcher.empty() && c.launcher != "bwrap" && c.launcher != "landlock") {
+    r->error = "SAFESH_SANDBOX_LAUNCHER must be bwrap or landlock (it is \"" + c.launcher + "\")";
+    r->outcome = Outcome::kInvalid;
+    return false;
+  }
   r->sandbox_mode = "off";
+  *landlock = false;
+  bwrap->clear();
   if (mode == "off") {
     r->sandbox_reason = "[sandbox] shell = \"off\"";
     return true;
   }
-  *bwrap = c.bwrap.empty() ? sandbox::FindBwrap() : c.bwrap;
-  std::string why =
-      *bwrap == "" ? sandbox::ProbeBwrap("", false) : CachedProbe(*bwrap, ProbeCacheFile(c));
-  if (why.empty()) {
-    r->sandbox_mode = "bwrap";
-    r->sandbox_reason = std::string("bubblewrap and seccomp; network ") +
-                        (c.settings.sandbox.allow_network ? "allowed" : "off");
+  std::string network =
+      std::string("network ") + (c.settings.sandbox.allow_network ? "allowed" : "off");
+  std::string why;
+  if (c.launcher != "landlock") {
+    *bwrap = c.bwrap.empty() ? sandbox::FindBwrap() : c.bwrap;
+    why = *bwrap == "" ? sandbox::ProbeBwrap("", false) : CachedProbe(*bwrap, ProbeCacheFile(c));
+    if (why.empty()) {
+      r->sandbox_mode = "bwrap";
+      r->sandbox_reason = "bubblewrap and seccomp; " + network;
+      return true;
+    }
+    bwrap->clear();
+  } else {
+    why = "SAFESH_SANDBOX_LAUNCHER=landlock";
+  }
+  std::string landlock_why = "SAFESH_SANDBOX_LAUNCHER=bwrap";
+  if (c.launcher != "bwrap" && sandbox::LandlockAbi(&landlock_why) > 0) {
+    *landlock = true;
+    r->sandbox_mode = "landlock";
+    r->sandbox_reason = "Landlock and seccomp, because " + why + "; " + network +
+                        " (weaker than bubblewrap: blocked paths stay readable, .git/hooks "
+                        "and shell start-up files inside writable roots stay writable, host "
+                        "processes stay visible; see safesh doctor)";
     return true;
   }
-  bwrap->clear();
+  why += "; " + landlock_why;
   if (mode == "required") {
     r->sandbox_reason = why;
     r->error = "sandbox required but unavailable: " + why +
@@ -138,7 +165,8 @@ RunResult RunShellCommand(const RunRequest& request, const RunContext& c) {
 
   // The sandbox is chosen before anyone is asked: no approval for what cannot run.
   std::string bwrap_path;
-  if (!ChooseSandbox(c, &result, &bwrap_path)) return result;
+  bool landlock = false;
+  if (!ChooseSandbox(c, &result, &bwrap_path, &landlock)) return result;
 
   // 3. Approve.
   if (verdict.decision == policy::Decision::kAsk) {
@@ -193,9 +221,13 @@ RunResult RunShellCommand(const RunRequest& request, const RunContext& c) {
   options.keep_unspooled = static_cast<uint64_t>(c.settings.tools.output_limit_bytes);
   exec::LaunchPlan plan = exec::BashPlan(bash, request.command, std::move(env.vars), cwd->fd.get());
   util::UniqueFd seccomp;  // open until the command has started
-  if (!bwrap_path.empty()) {
+  util::UniqueFd ruleset;  // the same, for the Landlock launcher
+  if (!bwrap_path.empty() || landlock) {
     sandbox::SandboxSpec spec = sandbox::BuildSpec(c.settings.sandbox, roots, c.home);
-    if (!sandbox::SandboxPlan(bwrap_path, spec, cwd->path, &plan, &seccomp, &error)) {
+    bool ok = !bwrap_path.empty()
+                  ? sandbox::SandboxPlan(bwrap_path, spec, cwd->path, &plan, &seccomp, &error)
+                  : sandbox::LandlockPlan(spec, &plan, &ruleset, &error);
+    if (!ok) {
       result.outcome = Outcome::kFailedToStart;
       result.error = error;
       return result;

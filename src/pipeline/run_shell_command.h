@@ -42,7 +42,8 @@ struct RunContext {
   std::string spool_base;                     // see exec/spool.h
   std::vector<std::string_view> environment;  // the parent environment children derive from
   std::string sandbox_override;               // SAFESH_SANDBOX_SHELL, when set
-  std::string bwrap;                 // SAFESH_BWRAP: bubblewrap's path (empty: look for it)
+  std::string bwrap;     // SAFESH_BWRAP: bubblewrap's path (empty: look for it)
+  std::string launcher;  // SAFESH_SANDBOX_LAUNCHER: "landlock" forces the Landlock launcher
   bool caller_is_subreaper = false;  // see exec::ExecOptions
   uint64_t spool_cap = 0;            // the most one command spools (0: exec::kSpoolMaxRunBytes)
 };
@@ -70,7 +71,7 @@ struct RunResult {
   bool cancelled = false;
   std::string error;  // empty on a plain run, whatever its exit code
   std::optional<policy::Verdict> verdict;
-  std::string sandbox_mode;    // "bwrap", or "off" when the command ran without a sandbox
+  std::string sandbox_mode;    // "bwrap", "landlock", or "off" (ran without a sandbox)
   std::string sandbox_reason;  // why that mode (e.g. what "auto" fell back from)
 };
 

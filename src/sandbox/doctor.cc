@@ -121,7 +121,9 @@ Diagnosis Diagnose(const std::string& bwrap) {
     int abi = LandlockAbi(&lwhy);
     d.layers.push_back(
         {"Landlock", abi > 0,
-         abi > 0 ? "ABI " + std::to_string(abi) + " (not used by safesh yet)" : lwhy});
+         abi > 0 ? "ABI " + std::to_string(abi) + " (the launcher where bubblewrap cannot run)"
+                 : lwhy});
+    d.landlock_abi = abi;
   }
   {
     bool v2 = access("/sys/fs/cgroup/cgroup.controllers", F_OK) == 0;
@@ -150,13 +152,26 @@ Diagnosis Diagnose(const std::string& bwrap) {
           "[sandbox] shell = \"auto\" runs commands without the sandbox and says so";
     }
   }
-  d.strength = d.state == "ready"
-                   ? "bubblewrap: a read-only system with writable workspace and temporary "
+  const char* kSeccomp = "seccomp refusing ptrace, TIOCSTI, io_uring, mounts, keyrings and more";
+  if (d.state == "ready") {
+    d.strength = std::string(
+                     "bubblewrap: a read-only system with writable workspace and temporary "
                      "folders, keys and credentials hidden, no network unless allowed, its own "
-                     "PID namespace, no capabilities; seccomp refusing ptrace, TIOCSTI, "
-                     "io_uring, mounts, keyrings and more"
-                   : "none: commands would run unsandboxed (with \"auto\") or be refused "
-                     "(with \"required\")";
+                     "PID namespace, no capabilities; ") +
+                 kSeccomp;
+  } else if (d.landlock_abi > 0) {
+    d.strength =
+        std::string(
+            "Landlock (bubblewrap cannot run): writes only to the workspace and "
+            "temporary folders, no capabilities") +
+        (d.landlock_abi >= 4 ? ", no TCP unless allowed" : "") +
+        (d.landlock_abi >= 6 ? ", no signals to processes outside" : "") + "; " + kSeccomp +
+        ". Not enforced: hiding keys and credentials, read-only .git/hooks, .git/config and "
+        "start-up files inside writable folders, a PID namespace";
+  } else {
+    d.strength =
+        "none: commands would run unsandboxed (with \"auto\") or be refused (with \"required\")";
+  }
   return d;
 }
 

@@ -20,7 +20,8 @@ struct Diagnosis {
   std::string reason;    // bubblewrap's own complaint when it fails
   std::string strength;  // what a command is confined by, in a sentence
   std::vector<Layer> layers;
-  std::string fix;  // what to do, when not ready
+  std::string fix;       // what to do, when not ready
+  int landlock_abi = 0;  // the fallback launcher's kernel ABI (0: none)
 };
 
 Diagnosis Diagnose(const std::string& bwrap);

@@ -18,6 +18,7 @@
 #include "exec/env.h"
 #include "exec/procs.h"
 #include "pipeline/validate.h"
+#include "sandbox/doctor.h"
 
 namespace safesh::pipeline {
 namespace {
@@ -161,6 +162,7 @@ TEST_F(Run, PrompterSeesTheCommandCwdAndReason) {
 
 TEST_F(Run, RequiredSandboxRefusesWithoutOne) {
   context_.bwrap = dir_ + "/no-such-bwrap";  // as on a machine where bubblewrap cannot run
+  context_.launcher = "bwrap";               // and without Landlock
   context_.settings.sandbox.shell = "required";
   RunResult r = Go("touch " + dir_ + "/nosandbox");
   EXPECT_EQ(r.outcome, Outcome::kSandboxUnavailable);
@@ -172,6 +174,20 @@ TEST_F(Run, RequiredSandboxRefusesWithoutOne) {
   EXPECT_EQ(r.sandbox_mode, "off");
   EXPECT_TRUE(r.sandbox_reason.starts_with("auto: running without a sandbox, because "))
       << r.sandbox_reason;
+}
+
+TEST_F(Run, WithoutBubblewrapLandlockTakesOverAndSaysWhatItCannotDo) {
+  std::string why;
+  if (sandbox::LandlockAbi(&why) < 1) GTEST_SKIP() << why;
+  context_.bwrap = dir_ + "/no-such-bwrap";
+  context_.settings.sandbox.shell = "required";
+  RunResult r = Go("echo x > /etc/safesh-landlock-test 2>&1; echo in-workspace > ok && cat ok");
+  EXPECT_EQ(r.sandbox_mode, "landlock");
+  EXPECT_NE(r.sandbox_reason.find("blocked paths stay readable"), std::string::npos)
+      << r.sandbox_reason;
+  EXPECT_NE(r.output.find("Permission denied"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("in-workspace"), std::string::npos) << r.output;
+  EXPECT_FALSE(std::filesystem::exists("/etc/safesh-landlock-test"));
 }
 
 TEST_F(Run, TimeoutKillsTheWholeTree) {

@@ -1,0 +1,120 @@
+#include "sandbox/landlock.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/landlock.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cstdint>
+
+#include "sandbox/doctor.h"
+#include "sandbox/seccomp.h"
+#include "util/file.h"
+
+namespace safesh::sandbox {
+namespace {
+
+// Debian 12's headers stop at ABI 2: the later rights and the attribute's later fields.
+constexpr uint64_t kTruncate = 1ULL << 14;   // ABI 3
+constexpr uint64_t kIoctlDev = 1ULL << 15;   // ABI 5
+constexpr uint64_t kNetBindTcp = 1ULL << 0;  // ABI 4
+constexpr uint64_t kNetConnectTcp = 1ULL << 1;
+constexpr uint64_t kScopeAbstractUnix = 1ULL << 0;  // ABI 6
+constexpr uint64_t kScopeSignal = 1ULL << 1;
+
+struct RulesetAttr {
+  uint64_t handled_access_fs;
+  uint64_t handled_access_net;  // ABI 4
+  uint64_t scoped;              // ABI 6
+};
+
+constexpr uint64_t kRead =
+    LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR;
+
+uint64_t AllFs(int abi) {
+  uint64_t all = kRead | LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_REMOVE_DIR |
+                 LANDLOCK_ACCESS_FS_REMOVE_FILE | LANDLOCK_ACCESS_FS_MAKE_CHAR |
+                 LANDLOCK_ACCESS_FS_MAKE_DIR | LANDLOCK_ACCESS_FS_MAKE_REG |
+                 LANDLOCK_ACCESS_FS_MAKE_SOCK | LANDLOCK_ACCESS_FS_MAKE_FIFO |
+                 LANDLOCK_ACCESS_FS_MAKE_BLOCK | LANDLOCK_ACCESS_FS_MAKE_SYM;
+  if (abi >= 2) all |= LANDLOCK_ACCESS_FS_REFER;
+  if (abi >= 3) all |= kTruncate;
+  if (abi >= 5) all |= kIoctlDev;
+  return all;
+}
+
+bool AddPath(int ruleset, const std::string& path, uint64_t access, std::string* error) {
+  util::UniqueFd fd(open(path.c_str(), O_PATH | O_CLOEXEC));
+  if (!fd.valid()) return true;  // a path that does not exist needs no rule
+  landlock_path_beneath_attr rule{};
+  rule.allowed_access = access;
+  rule.parent_fd = fd.get();
+  if (syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &rule, 0) != 0) {
+    *error = "cannot add a Landlock rule for " + path + ": " + strerror(errno);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool BuildLandlockRuleset(const SandboxSpec& spec, util::UniqueFd* ruleset, std::string* error) {
+  std::string why;
+  int abi = LandlockAbi(&why);
+  if (abi < 1) {
+    *error = why;
+    return false;
+  }
+  uint64_t all = AllFs(abi);
+  RulesetAttr attr{all, 0, 0};
+  size_t size = sizeof(uint64_t);
+  if (abi >= 4) {
+    size = 2 * sizeof(uint64_t);
+    if (!spec.network) attr.handled_access_net = kNetBindTcp | kNetConnectTcp;
+  }
+  if (abi >= 6) {
+    size = sizeof attr;
+    attr.scoped = kScopeAbstractUnix | kScopeSignal;
+  }
+  util::UniqueFd fd(static_cast<int>(syscall(SYS_landlock_create_ruleset, &attr, size, 0)));
+  if (!fd.valid()) {
+    *error = std::string("cannot create a Landlock ruleset: ") + strerror(errno);
+    return false;
+  }
+  // Everything may be read and executed; writing is for the roots and harmless devices only.
+  uint64_t files = LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE |
+                   (abi >= 3 ? kTruncate : 0) | (abi >= 5 ? kIoctlDev : 0);
+  if (!AddPath(fd.get(), "/", kRead, error)) return false;
+  // Device nodes are never made in a workspace: with one, root could open a disk directly.
+  uint64_t writable = all & ~(LANDLOCK_ACCESS_FS_MAKE_CHAR | LANDLOCK_ACCESS_FS_MAKE_BLOCK);
+  for (const std::string& w : spec.writable) {
+    if (!AddPath(fd.get(), w, writable, error)) return false;
+  }
+  for (const char* dev :
+       {"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx", "/dev/pts"}) {
+    if (!AddPath(fd.get(), dev, std::string(dev) == "/dev/pts" ? files | kRead : files, error))
+      return false;
+  }
+  *ruleset = std::move(fd);
+  return true;
+}
+
+bool LandlockPlan(const SandboxSpec& spec, exec::LaunchPlan* plan, util::UniqueFd* ruleset,
+                  std::string* error) {
+  if (!BuildLandlockRuleset(spec, ruleset, error)) return false;
+  util::UniqueFd filter;
+  if (!BuildSeccompFilter(spec.network, &filter, error)) return false;
+  std::string bpf, ignored;
+  if (!util::ReadToEnd(filter.get(), "the seccomp filter", &bpf, &ignored) || bpf.empty()) {
+    *error = "cannot read the seccomp filter back: " + ignored;
+    return false;
+  }
+  plan->pass_fds = {ruleset->get()};
+  plan->self_confine = true;
+  plan->seccomp_bpf = std::move(bpf);
+  return true;
+}
+
+}  // namespace safesh::sandbox
