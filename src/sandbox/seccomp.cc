@@ -75,14 +75,15 @@ bool BuildSeccompFilter(bool network, util::UniqueFd* out, std::string* error) {
   // cannot slip past (the kernel ignores them).
   for (unsigned long request :
        {static_cast<unsigned long>(TIOCSTI), static_cast<unsigned long>(TIOCLINUX)}) {
-    rc = seccomp_rule_add(ctx.get(), SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ioctl), 1,
-                          SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, request));
+    scmp_arg_cmp cmp{1, SCMP_CMP_MASKED_EQ, 0xffffffffu, request};
+    rc = seccomp_rule_add_array(ctx.get(), SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ioctl), 1, &cmp);
     if (rc != 0) return fail("ioctl", rc);
   }
   if (!network) {
     for (int family : {AF_INET, AF_INET6, AF_PACKET}) {
-      rc = seccomp_rule_add(ctx.get(), SCMP_ACT_ERRNO(EAFNOSUPPORT), SCMP_SYS(socket), 1,
-                            SCMP_A0(SCMP_CMP_EQ, static_cast<scmp_datum_t>(family)));
+      scmp_arg_cmp cmp{0, SCMP_CMP_EQ, static_cast<scmp_datum_t>(family), 0};
+      rc = seccomp_rule_add_array(ctx.get(), SCMP_ACT_ERRNO(EAFNOSUPPORT), SCMP_SYS(socket), 1,
+                                  &cmp);
       if (rc != 0) return fail("socket", rc);
     }
   }
