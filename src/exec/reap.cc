@@ -34,63 +34,65 @@ int ParsePids(const char* buf, ssize_t n, pid_t* pids, size_t cap) {
   return count;
 }
 
-// The fallback: every /proc/N/stat whose parent field is the caller.
-int ScanProcForChildren(pid_t* pids, size_t cap) {
-  int dir = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir < 0) return -1;
-  pid_t self = getpid();
-  int count = 0;
+// Calls fn(name) for each entry of the directory `path` whose name is a number (a pid or a
+// thread id). Reads with getdents64 into a buffer on the stack: no allocation.
+template <typename Fn>
+bool ForEachNumericEntry(const char* path, Fn&& fn) {
+  int dir = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir < 0) return false;
+  struct Dirent64 {
+    ino64_t d_ino;
+    off64_t d_off;
+    unsigned short d_reclen;
+    unsigned char d_type;
+    char d_name[1];
+  };
   char ents[4096];
   for (;;) {
     long n = syscall(SYS_getdents64, dir, ents, sizeof ents);
     if (n <= 0) break;
     for (long off = 0; off < n;) {
-      struct Dirent64 {
-        ino64_t d_ino;
-        off64_t d_off;
-        unsigned short d_reclen;
-        unsigned char d_type;
-        char d_name[1];
-      };
       const Dirent64* d = reinterpret_cast<const Dirent64*>(ents + off);
       off += d->d_reclen;
-      const char* name = d->d_name;
-      if (name[0] < '1' || name[0] > '9') continue;
-      char path[64] = "/proc/";
-      size_t len = 6;
-      for (const char* p = name; *p != '\0' && len < 50; ++p)
-        path[len++] = *p;
-      const char tail[] = "/stat";
-      for (size_t k = 0; k < sizeof tail; ++k)
-        path[len + k] = tail[k];
-      int fd = open(path, O_RDONLY | O_CLOEXEC);
-      if (fd < 0) continue;
-      char stat[512];
-      ssize_t r = read(fd, stat, sizeof stat - 1);
-      close(fd);
-      if (r <= 0) continue;
-      // "pid (comm) state ppid ...": comm may hold spaces and parentheses, so start after
-      // the last ')'.
-      ssize_t close_paren = -1;
-      for (ssize_t k = 0; k < r; ++k) {
-        if (stat[k] == ')') close_paren = k;
-      }
-      if (close_paren < 0 || close_paren + 4 >= r) continue;
-      pid_t ppid = 0;
-      for (ssize_t k = close_paren + 4; k < r && stat[k] >= '0' && stat[k] <= '9'; ++k)
-        ppid = ppid * 10 + (stat[k] - '0');
-      if (ppid != self) continue;
-      pid_t pid = 0;
-      for (const char* p = name; *p >= '0' && *p <= '9'; ++p)
-        pid = pid * 10 + (*p - '0');
-      if (static_cast<size_t>(count) < cap) pids[count++] = pid;
+      if (d->d_name[0] >= '1' && d->d_name[0] <= '9') fn(d->d_name);
     }
   }
   close(dir);
-  return count;
+  return true;
 }
 
 }  // namespace
+
+int ScanProcForChildren(pid_t* pids, size_t cap) {
+  pid_t self = getpid();
+  int count = 0;
+  bool listed = ForEachNumericEntry("/proc", [&](const char* name) {
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%s/stat", name);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return;
+    char stat[512];
+    ssize_t r = read(fd, stat, sizeof stat - 1);
+    close(fd);
+    if (r <= 0) return;
+    // "pid (comm) state ppid ...": comm may hold spaces and parentheses, so start after the
+    // last ')'.
+    ssize_t close_paren = -1;
+    for (ssize_t k = 0; k < r; ++k) {
+      if (stat[k] == ')') close_paren = k;
+    }
+    if (close_paren < 0 || close_paren + 4 >= r) return;
+    pid_t ppid = 0;
+    for (ssize_t k = close_paren + 4; k < r && stat[k] >= '0' && stat[k] <= '9'; ++k)
+      ppid = ppid * 10 + (stat[k] - '0');
+    if (ppid != self) return;
+    pid_t pid = 0;
+    for (const char* p = name; *p >= '0' && *p <= '9'; ++p)
+      pid = pid * 10 + (*p - '0');
+    if (static_cast<size_t>(count) < cap) pids[count++] = pid;
+  });
+  return listed ? count : -1;
+}
 
 int ListChildren(pid_t* pids, size_t cap) {
   int fd = open("/proc/thread-self/children", O_RDONLY | O_CLOEXEC);
@@ -114,44 +116,26 @@ namespace {
 
 // Appends the children of every thread of `pid` to pids[*n, cap).
 void AppendChildrenOf(pid_t pid, pid_t* pids, size_t cap, size_t* n) {
-  char path[64];
-  int len = snprintf(path, sizeof path, "/proc/%d/task", pid);
-  int dir = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir < 0) return;
-  char ents[4096];
-  for (;;) {
-    long got = syscall(SYS_getdents64, dir, ents, sizeof ents);
-    if (got <= 0) break;
-    for (long off = 0; off < got;) {
-      struct Dirent64 {
-        ino64_t d_ino;
-        off64_t d_off;
-        unsigned short d_reclen;
-        unsigned char d_type;
-        char d_name[1];
-      };
-      const Dirent64* d = reinterpret_cast<const Dirent64*>(ents + off);
-      off += d->d_reclen;
-      if (d->d_name[0] < '1' || d->d_name[0] > '9') continue;
-      char file[96];
-      snprintf(file, sizeof file, "%.*s/%s/children", len, path, d->d_name);
-      int fd = open(file, O_RDONLY | O_CLOEXEC);
-      if (fd < 0) continue;
-      char buf[4096];
-      ssize_t r;
-      do {
-        r = read(fd, buf, sizeof buf);
-      } while (r < 0 && errno == EINTR);
-      close(fd);
-      if (r <= 0) continue;
-      if (r == static_cast<ssize_t>(sizeof buf)) {
-        while (r > 0 && buf[r - 1] != ' ')
-          --r;  // drop a number cut in two; found next round
-      }
-      if (*n < cap) *n += static_cast<size_t>(ParsePids(buf, r, pids + *n, cap - *n));
+  char tasks[64];
+  snprintf(tasks, sizeof tasks, "/proc/%d/task", pid);
+  ForEachNumericEntry(tasks, [&](const char* tid) {
+    char file[96];
+    snprintf(file, sizeof file, "%s/%s/children", tasks, tid);
+    int fd = open(file, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return;
+    char buf[4096];
+    ssize_t r;
+    do {
+      r = read(fd, buf, sizeof buf);
+    } while (r < 0 && errno == EINTR);
+    close(fd);
+    if (r <= 0) return;
+    if (r == static_cast<ssize_t>(sizeof buf)) {
+      while (r > 0 && buf[r - 1] != ' ')
+        --r;  // drop a number cut in two; found next round
     }
-  }
-  close(dir);
+    if (*n < cap) *n += static_cast<size_t>(ParsePids(buf, r, pids + *n, cap - *n));
+  });
 }
 
 // Every descendant of the caller, breadth first (parents before their children), at most cap.

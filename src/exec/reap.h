@@ -18,6 +18,10 @@ namespace safesh::exec {
 // lacks that file.
 int ListChildren(pid_t* pids, size_t cap);
 
+// The fallback ListChildren uses: every /proc/N/stat whose parent field is the caller (slower:
+// it reads every process's stat). -1 when /proc cannot be read.
+int ScanProcForChildren(pid_t* pids, size_t cap);
+
 // How long KillAllChildren keeps at it before it gives up (a fork bomb without a sandbox).
 inline constexpr long long kKillDeadlineMs = 5000;
 

@@ -86,8 +86,8 @@ TEST_F(Run, StdinIsEmptyAndOnlyThreeDescriptorsAreInherited) {
   std::thread t([&] {
     if (testing::WaitForCount(marker, 1)) {
       int pid = ProcessesWith(marker)[0];
-      for (const auto& e : std::filesystem::directory_iterator("/proc/" + std::to_string(pid) +
-                                                               "/fd")) {
+      for (const auto& e :
+           std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/fd")) {
         fds.push_back(e.path().filename());
       }
       stdin_target = std::filesystem::read_symlink("/proc/" + std::to_string(pid) + "/fd/0");

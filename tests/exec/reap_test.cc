@@ -1,0 +1,43 @@
+#include "exec/reap.h"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <vector>
+
+namespace safesh::exec {
+namespace {
+
+TEST(Reap, BothWaysOfListingChildrenAgree) {
+  std::vector<pid_t> started;
+  for (int i = 0; i < 3; ++i) {
+    pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      pause();
+      _exit(0);
+    }
+    started.push_back(pid);
+  }
+  pid_t listed[64], scanned[64];
+  int n = ListChildren(listed, 64);
+  int m = ScanProcForChildren(scanned, 64);
+  std::vector<pid_t> a(listed, listed + std::max(n, 0)), b(scanned, scanned + std::max(m, 0));
+  std::sort(a.begin(), a.end());
+  std::sort(b.begin(), b.end());
+  std::sort(started.begin(), started.end());
+  for (pid_t p : started) {
+    EXPECT_TRUE(std::binary_search(a.begin(), a.end(), p)) << p;
+    EXPECT_TRUE(std::binary_search(b.begin(), b.end(), p)) << p;
+  }
+  for (pid_t p : started)
+    kill(p, SIGKILL);
+  for (pid_t p : started)
+    waitpid(p, nullptr, 0);
+}
+
+}  // namespace
+}  // namespace safesh::exec
