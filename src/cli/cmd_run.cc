@@ -162,6 +162,7 @@ int RunRun(const RunArgs& args) {
     std::cout << result.output;
     std::cout.flush();
     if (!result.error.empty()) std::cerr << "safesh: " << result.error << "\n";
+    if (!result.advice.empty()) std::cerr << "safesh: advice: " << result.advice << "\n";
     // "auto" never falls back silently.
     if (result.outcome == pipeline::RunResult::Outcome::kRan &&
         result.sandbox_reason.starts_with("auto:"))

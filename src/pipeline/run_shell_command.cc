@@ -13,6 +13,7 @@
 #include "exec/runner.h"
 #include "exec/spool.h"
 #include "pipeline/validate.h"
+#include "sandbox/advice.h"
 #include "sandbox/bwrap.h"
 #include "sandbox/doctor.h"
 #include "sandbox/landlock.h"
@@ -222,8 +223,9 @@ RunResult RunShellCommand(const RunRequest& request, const RunContext& c) {
   exec::LaunchPlan plan = exec::BashPlan(bash, request.command, std::move(env.vars), cwd->fd.get());
   util::UniqueFd seccomp;  // open until the command has started
   util::UniqueFd ruleset;  // the same, for the Landlock launcher
+  sandbox::SandboxSpec spec;
   if (!bwrap_path.empty() || landlock) {
-    sandbox::SandboxSpec spec = sandbox::BuildSpec(c.settings.sandbox, roots, c.home);
+    spec = sandbox::BuildSpec(c.settings.sandbox, roots, c.home);
     bool ok = !bwrap_path.empty()
                   ? sandbox::SandboxPlan(bwrap_path, spec, cwd->path, &plan, &seccomp, &error)
                   : sandbox::LandlockPlan(spec, &plan, &ruleset, &error);
@@ -278,6 +280,10 @@ RunResult RunShellCommand(const RunRequest& request, const RunContext& c) {
     result.error += (result.error.empty() ? "" : "; ") + error;
   }
   result.output = std::move(view.text);
+  if (result.sandbox_mode != "off" && (result.exit_code != 0 || result.signal != 0) &&
+      !result.timed_out && !result.cancelled) {
+    result.advice = sandbox::PermissionAdvice(result.output, spec, result.sandbox_mode);
+  }
   result.truncated = view.truncated;
   if (kept) {
     result.spool_path = spool.path;
@@ -336,6 +342,12 @@ std::string RunResultJson(const RunResult& r) {
     w.Raw(policy::VerdictJson(*r.verdict));
   } else {
     w.Null();
+  }
+  w.Key("advice");
+  if (r.advice.empty()) {
+    w.Null();
+  } else {
+    w.String(r.advice);
   }
   w.Key("sandbox");
   w.BeginObject();

@@ -93,6 +93,10 @@ TEST_P(Escape, WriteOutsideTheRoots) {
   std::string target = std::string(real_home) + "/.safesh-escape-" + std::to_string(getpid());
   ExpectBlocked("echo x > " + target + " && echo WROTE", "WROTE", [&] { fs::remove(target); });
   EXPECT_FALSE(fs::exists(target));
+  // The failure says which path and what setting would allow it.
+  RunResult failed = Run("echo x > " + target, "required");
+  EXPECT_NE(failed.advice.find("`" + target + "`"), std::string::npos) << failed.advice;
+  EXPECT_NE(failed.advice.find("writable_paths"), std::string::npos) << failed.advice;
   // Inside the workspace writing works.
   RunResult in = Run("echo x > inside && echo WROTE", "required");
   EXPECT_EQ(in.output, "WROTE\n");
