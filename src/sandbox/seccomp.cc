@@ -50,6 +50,14 @@ constexpr const char* kDenied[] = {
     "finit_module",
     "delete_module",
     "reboot",  // the kernel
+    "iopl",
+    "ioperm",  // raw I/O ports
+    "swapon",
+    "swapoff",
+    "settimeofday",
+    "clock_settime",
+    "clock_adjtime",
+    "adjtimex",  // the system clock (reading the time itself goes through clock_gettime)
 };
 
 }  // namespace

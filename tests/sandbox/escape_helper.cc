@@ -1,6 +1,7 @@
 // Attempts an escape the shell cannot express, and says whether it worked. Run inside and outside
 // the sandbox by escape_test.cc: "ok" and exit 0 when the attempt succeeded, else the error.
-//   escape_helper ptrace PID | tiocsti | io_uring | inet | keyctl | unshare_mount
+//   escape_helper ptrace PID | tiocsti | io_uring | inet | keyctl | adjtimex | iopl | ia32 |
+//                 unshare_mount
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/keyctl.h>
@@ -14,6 +15,7 @@
 #include <sys/ptrace.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/timex.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -65,6 +67,24 @@ int main(int argc, char** argv) {
     return Report(syscall(SYS_keyctl, KEYCTL_GET_KEYRING_ID, KEY_SPEC_SESSION_KEYRING, 0) >= 0,
                   "keyctl");
   }
+  if (what == "adjtimex") {
+    // Only reads the clock's state (modes 0): allowed to anyone outside the sandbox.
+    timex t{};
+    return Report(adjtimex(&t) >= 0, "adjtimex");
+  }
+#if defined(__x86_64__)
+  if (what == "ia32") {
+    // getpid through the 32-bit system call ABI (number 20 there): a filter written for the
+    // 64-bit ABI alone would not see it.
+    long pid;
+    asm volatile("int $0x80" : "=a"(pid) : "a"(20L) : "memory");
+    return Report(pid == getpid(), "int 0x80");
+  }
+  if (what == "iopl") {
+    // Level 0 changes nothing, and anyone may set it outside the sandbox.
+    return Report(syscall(SYS_iopl, 0) == 0, "iopl");
+  }
+#endif
   if (what == "unshare_mount") {
     // A private mount namespace, then a mount: what an escape would do to undo a read-only bind.
     if (unshare(CLONE_NEWNS) != 0) return Report(false, "unshare");
