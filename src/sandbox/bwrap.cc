@@ -100,10 +100,10 @@ std::string ProbeBwrap(const std::string& bwrap, bool network) {
 
 namespace {
 
+// A kernel setting's value, "-" when the kernel has no such file (so absent and empty differ).
 std::string FirstLine(const char* path) {
-  std::string text, ignored;
-  if (!util::ReadWholeFile(path, &text, &ignored)) return "-";
-  return text.substr(0, text.find('\n'));
+  std::string line = util::ReadFirstLine(path);
+  return line.empty() ? "-" : line;
 }
 
 // What the probe's answer depends on, as one line.

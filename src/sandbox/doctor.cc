@@ -19,12 +19,6 @@
 namespace safesh::sandbox {
 namespace {
 
-std::string FirstLine(const std::string& path) {
-  std::string text, ignored;
-  if (!util::ReadWholeFile(path, &text, &ignored)) return "";
-  return text.substr(0, text.find('\n'));
-}
-
 // The first line a program prints on stdout; empty when it cannot run.
 std::string Output(const std::vector<std::string>& args) {
   int p[2];
@@ -86,8 +80,8 @@ Diagnosis Diagnose(const std::string& bwrap) {
   // User namespaces: what bubblewrap is built on (root needs none to be unprivileged).
   {
     Layer l{"user namespaces", true, ""};
-    std::string clone = FirstLine("/proc/sys/kernel/unprivileged_userns_clone");
-    std::string max = FirstLine("/proc/sys/user/max_user_namespaces");
+    std::string clone = util::ReadFirstLine("/proc/sys/kernel/unprivileged_userns_clone");
+    std::string max = util::ReadFirstLine("/proc/sys/user/max_user_namespaces");
     if (geteuid() == 0) {
       l.detail = "running as root: not needed";
     } else if (clone == "0" || max == "0") {
@@ -99,7 +93,8 @@ Diagnosis Diagnose(const std::string& bwrap) {
     }
     d.layers.push_back(l);
   }
-  std::string restrict_userns = FirstLine("/proc/sys/kernel/apparmor_restrict_unprivileged_userns");
+  std::string restrict_userns =
+      util::ReadFirstLine("/proc/sys/kernel/apparmor_restrict_unprivileged_userns");
   d.layers.push_back({"AppArmor", restrict_userns != "1",
                       restrict_userns == "1"    ? "restricts unprivileged user namespaces"
                       : restrict_userns.empty() ? "no user-namespace restriction"

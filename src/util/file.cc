@@ -46,4 +46,10 @@ bool ReadWholeFile(const std::string& path, std::string* text, std::string* erro
   return ReadToEnd(fd.get(), path, text, error);
 }
 
+std::string ReadFirstLine(const std::string& path) {
+  std::string text, ignored;
+  if (!ReadWholeFile(path, &text, &ignored)) return "";
+  return text.substr(0, text.find('\n'));
+}
+
 }  // namespace safesh::util

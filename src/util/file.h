@@ -10,6 +10,10 @@ namespace safesh::util {
 // what went wrong ("PATH: No such file or directory", "PATH: is a directory", ...).
 bool ReadWholeFile(const std::string& path, std::string* text, std::string* error);
 
+// The first line of the file at `path` (without its newline); empty when it cannot be read.
+// For one-line kernel files such as /proc/sys/kernel/random/boot_id.
+std::string ReadFirstLine(const std::string& path);
+
 // Reads `fd` to its end into `*text`. `name` is used in the error message.
 bool ReadToEnd(int fd, const std::string& name, std::string* text, std::string* error);
 
