@@ -94,24 +94,6 @@ int ScanProcForChildren(pid_t* pids, size_t cap) {
   return listed ? count : -1;
 }
 
-int ListChildren(pid_t* pids, size_t cap) {
-  int fd = open("/proc/thread-self/children", O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return ScanProcForChildren(pids, cap);
-  char buf[8192];
-  ssize_t n;
-  do {
-    n = read(fd, buf, sizeof buf);
-  } while (n < 0 && errno == EINTR);
-  close(fd);
-  if (n < 0) return ScanProcForChildren(pids, cap);
-  // A longer list is cut at a number boundary by the kernel only per page; drop a cut number.
-  if (n == static_cast<ssize_t>(sizeof buf)) {
-    while (n > 0 && buf[n - 1] != ' ')
-      --n;
-  }
-  return ParsePids(buf, n, pids, cap);
-}
-
 namespace {
 
 // Appends the children of every thread of `pid` to pids[*n, cap).
@@ -138,14 +120,17 @@ void AppendChildrenOf(pid_t pid, pid_t* pids, size_t cap, size_t* n) {
   });
 }
 
-// Every descendant of the caller, breadth first (parents before their children), at most cap.
-size_t CollectDescendants(pid_t* pids, size_t cap) {
+}  // namespace
+
+size_t ListDescendants(pid_t* pids, size_t cap) {
   size_t n = 0;
   AppendChildrenOf(getpid(), pids, cap, &n);
   for (size_t i = 0; i < n && n < cap; ++i)
     AppendChildrenOf(pids[i], pids, cap, &n);
   return n;
 }
+
+namespace {
 
 long long NowMs() {
   timespec t;
@@ -165,10 +150,12 @@ bool KillAllChildren(pid_t pgid, pid_t watch, int* watch_status) {
     if (pgid > 0) kill(-pgid, SIGKILL);
     // Then every descendant, however deep and whatever its session: each round kills all that
     // are alive when it looks, so a process forking in a loop runs out of parents to fork from.
-    size_t n = CollectDescendants(g_descendants, sizeof g_descendants / sizeof g_descendants[0]);
-    if (n == 0 && ListChildren(g_descendants, 1) < 0) {
-      // No /proc: at least the direct children (their pids cannot have been reused).
-      n = static_cast<size_t>(std::max(0, ScanProcForChildren(g_descendants, 16384)));
+    constexpr size_t kCap = sizeof g_descendants / sizeof g_descendants[0];
+    size_t n = ListDescendants(g_descendants, kCap);
+    if (n == 0 && access("/proc/thread-self/children", F_OK) != 0) {
+      // A kernel without the children files (CONFIG_PROC_CHILDREN off): at least the direct
+      // children, found by their stat files.
+      n = static_cast<size_t>(std::max(0, ScanProcForChildren(g_descendants, kCap)));
     }
     for (size_t i = 0; i < n; ++i)
       kill(g_descendants[i], SIGKILL);

@@ -13,13 +13,13 @@
 
 namespace safesh::exec {
 
-// Writes up to `cap` pids of the calling thread's children to `pids`; returns how many, or -1
-// when they cannot be listed. Reads /proc/thread-self/children, or scans /proc when the kernel
-// lacks that file.
-int ListChildren(pid_t* pids, size_t cap);
+// Writes up to `cap` pids of the caller's descendants to `pids`, parents before their children,
+// by walking /proc/PID/task/TID/children down from the caller (every thread's children).
+// Returns how many.
+size_t ListDescendants(pid_t* pids, size_t cap);
 
-// The fallback ListChildren uses: every /proc/N/stat whose parent field is the caller (slower:
-// it reads every process's stat). -1 when /proc cannot be read.
+// The caller's direct children found by reading every /proc/N/stat (for kernels without the
+// children files; slower). -1 when /proc cannot be read.
 int ScanProcForChildren(pid_t* pids, size_t cap);
 
 // How long KillAllChildren keeps at it before it gives up (a fork bomb without a sandbox).

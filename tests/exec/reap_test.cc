@@ -11,7 +11,7 @@
 namespace safesh::exec {
 namespace {
 
-TEST(Reap, BothWaysOfListingChildrenAgree) {
+TEST(Reap, BothWaysOfFindingChildrenFindThem) {
   std::vector<pid_t> started;
   for (int i = 0; i < 3; ++i) {
     pid_t pid = fork();
@@ -23,7 +23,7 @@ TEST(Reap, BothWaysOfListingChildrenAgree) {
     started.push_back(pid);
   }
   pid_t listed[64], scanned[64];
-  int n = ListChildren(listed, 64);
+  int n = static_cast<int>(ListDescendants(listed, 64));
   int m = ScanProcForChildren(scanned, 64);
   std::vector<pid_t> a(listed, listed + std::max(n, 0)), b(scanned, scanned + std::max(m, 0));
   std::sort(a.begin(), a.end());
