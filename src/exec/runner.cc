@@ -215,6 +215,7 @@ ExecResult Execute(const LaunchPlan& plan, const ExecOptions& options) {
   bool output_open = true, reports_open = true, have_exit = false, kill_sent = false;
   bool guard_lost = false;
   Clock::time_point kill_deadline{};
+  Clock::time_point next_nudge = start + std::chrono::milliseconds(kGuardNudgeMs);
 
   auto send_kill = [&] {
     if (!kill_sent) g.control.Reset();  // end-of-file: the guard kills the whole tree
@@ -239,7 +240,11 @@ ExecResult Execute(const LaunchPlan& plan, const ExecOptions& options) {
     // that it reports the command's end and cleans up instead of waiting for the timeout.
     if (!have_exit && !guard_lost) {
       wait_ms = wait_ms < 0 ? kGuardNudgeMs : std::min(wait_ms, kGuardNudgeMs);
-      WakeGuard(g);
+      // At most every kGuardNudgeMs, not on every read of a busy output pipe.
+      if (Clock::now() >= next_nudge) {
+        WakeGuard(g);
+        next_nudge = Clock::now() + std::chrono::milliseconds(kGuardNudgeMs);
+      }
     }
     pollfd fds[3];
     int n = 0;
@@ -304,11 +309,10 @@ ExecResult Execute(const LaunchPlan& plan, const ExecOptions& options) {
     if (grace_end != Clock::time_point{} && Clock::now() >= grace_end && output_open) {
       // Something outside the tree still holds the pipe: stop waiting for it.
       output_open = false;
-      result.output_complete = false;
-      if (result.error.empty())
-        result.error = "a process still held the output open " +
-                       std::to_string(kPipeGrace.count() / 1000) +
-                       " s after the command ended; later output was not captured";
+      result.error += (result.error.empty() ? "" : "; ") +
+                      std::string("a process still held the output open ") +
+                      std::to_string(kPipeGrace.count() / 1000) +
+                      " s after the command ended; later output was not captured";
     }
     if (have_exit && !output_open) break;
   }
@@ -327,7 +331,6 @@ ExecResult Execute(const LaunchPlan& plan, const ExecOptions& options) {
   ReapGuard(g);
 
   if (pump.spool_failed) {
-    result.output_complete = false;
     result.error += (result.error.empty() ? "" : "; ") + pump.spool_error;
   }
   result.output_bytes = pump.total;

@@ -44,10 +44,9 @@ struct ExecResult {
   uint64_t output_bytes = 0;   // all the output (after masking)
   uint64_t spooled_bytes = 0;  // the first this many are in the spool
   std::string unspooled;       // the last bytes that are not in the spool (see keep_unspooled)
-  // False when output may be missing: the pipe was still held open after kPipeGrace, or the
-  // spool could not be written or reached spool_cap. `error` says which.
-  bool output_complete = true;
-  std::string error;  // why it did not start, or what went wrong on the way
+  // Why it did not start, or what went wrong on the way, including when output may be missing:
+  // the pipe was still held open after kPipeGrace, or the spool failed or reached spool_cap.
+  std::string error;
   int64_t duration_ms = 0;
 };
 
