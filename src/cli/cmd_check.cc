@@ -1,5 +1,4 @@
 // `safesh check`: the policy's verdict on a command, without running anything.
-#include <pwd.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -33,14 +32,6 @@ void AddCheckCommand(CLI::App& app, CheckArgs& args) {
 }
 
 namespace {
-
-std::string HomeFolder() {
-  if (const char* h = std::getenv("HOME"); h != nullptr && h[0] == '/') return h;
-  if (const passwd* pw = getpwuid(getuid()); pw != nullptr && pw->pw_dir != nullptr) {
-    return pw->pw_dir;
-  }
-  return "";
-}
 
 int ExitCode(policy::Decision d) {
   switch (d) {
@@ -86,20 +77,9 @@ std::string JudgeLine(const policy::Policy* p, const std::string& line,
 }  // namespace
 
 int RunCheck(const CheckArgs& args) {
+  config::Settings settings;
   std::optional<policy::Policy> compiled;
-  if (!args.config.empty()) {
-    std::string error;
-    std::optional<config::Settings> s = config::LoadSettings(args.config, &error);
-    if (!s) {
-      std::cerr << "safesh check: bad settings: " << error << "\n";
-      return kExitConfig;
-    }
-    compiled = policy::Policy::Compile(s->commands, &error);
-    if (!compiled) {
-      std::cerr << "safesh check: bad settings: " << args.config << ": " << error << "\n";
-      return kExitConfig;
-    }
-  }
+  if (!LoadRules("check", args.config, &settings, &compiled)) return kExitConfig;
   const policy::Policy* p = compiled ? &*compiled : nullptr;
   policy::JudgeOptions options;
   options.home = HomeFolder();

@@ -54,11 +54,6 @@ std::string CurrentDir() {
   return getcwd(buf, sizeof buf) != nullptr ? std::string(buf) : std::string();
 }
 
-std::string Home() {
-  const char* h = std::getenv("HOME");
-  return h != nullptr && h[0] == '/' ? h : "";
-}
-
 int ExitCodeFor(const pipeline::RunResult& r) {
   using O = pipeline::RunResult::Outcome;
   switch (r.outcome) {
@@ -91,25 +86,12 @@ int RunRun(const RunArgs& args) {
   }
   pipeline::RunContext context;
   std::optional<policy::Policy> compiled;
-  if (!args.config.empty()) {
-    std::string error;
-    std::optional<config::Settings> s = config::LoadSettings(args.config, &error);
-    if (!s) {
-      std::cerr << "safesh run: bad settings: " << error << "\n";
-      return kExitConfig;
-    }
-    compiled = policy::Policy::Compile(s->commands, &error);
-    if (!compiled) {
-      std::cerr << "safesh run: bad settings: " << args.config << ": " << error << "\n";
-      return kExitConfig;
-    }
-    context.settings = std::move(*s);
-  }
+  if (!LoadRules("run", args.config, &context.settings, &compiled)) return kExitConfig;
   context.policy = compiled ? &*compiled : nullptr;
   context.workspace = args.workspace.empty() ? CurrentDir() : args.workspace;
   if (!context.workspace.empty() && context.workspace[0] != '/')
     context.workspace = CurrentDir() + "/" + context.workspace;
-  context.home = Home();
+  context.home = HomeFolder();
   context.spool_base = exec::DefaultSpoolBase();
   // The environment is copied, then the scrubbed values are wiped from safesh's own block.
   std::vector<std::string> environment;

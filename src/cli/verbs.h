@@ -8,11 +8,23 @@
 
 #include <CLI/CLI.hpp>
 
+#include "config/settings.h"
+#include "policy/verdict.h"
+
 namespace safesh::cli {
 
 // Exit codes shared by every verb (see docs/architecture.md, "External contracts").
 inline constexpr int kExitUsage = 64;
 inline constexpr int kExitConfig = 78;
+
+// $HOME, or the password database's home folder; empty when neither is known.
+std::string HomeFolder();
+
+// Reads the settings file `config` (none when empty) and compiles its rules into *policy (left
+// empty without a file). On an error prints it, prefixed with "safesh VERB: ", and returns
+// false: the verb exits kExitConfig.
+bool LoadRules(const std::string& verb, const std::string& config, config::Settings* settings,
+               std::optional<policy::Policy>* policy);
 
 struct ParseArgs {
   bool json = false;
