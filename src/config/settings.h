@@ -17,8 +17,9 @@ namespace safesh::config {
 // How commands run: [sandbox]. Read by the runner and (later) the sandbox launcher.
 struct SandboxSettings {
   // "auto" (use the sandbox when it can be built, say so when it cannot), "required" (refuse to
-  // run without it) or "off". SAFESH_SANDBOX_SHELL overrides it.
-  std::string shell = "auto";
+  // run without it) or "off". SAFESH_SANDBOX_SHELL overrides it. Unset, it is "required": on
+  // Linux the sandbox is the boundary, and a machine without one must be noticed, not used.
+  std::string shell = "required";
   bool allow_network = false;
   std::vector<std::string> writable_paths;
   std::vector<std::string> read_only_paths;

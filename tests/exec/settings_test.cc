@@ -10,7 +10,7 @@ TEST(RunSettings, DefaultsAreSafe) {
   std::string error;
   auto s = ParseSettings("", "t.toml", &error);
   ASSERT_TRUE(s) << error;
-  EXPECT_EQ(s->sandbox.shell, "auto");
+  EXPECT_EQ(s->sandbox.shell, "required");
   EXPECT_FALSE(s->sandbox.allow_network);
   EXPECT_FALSE(s->sandbox.scrub_env.has_value());  // the built-in list applies
   EXPECT_FALSE(s->sandbox.env_allow.has_value());
