@@ -36,7 +36,8 @@ const std::vector<Section>& KnownSections() {
         {"blocked_paths", Key::kStrings},
         {"scrub_env", Key::kStrings},
         {"env_allow", Key::kStrings},
-        {"allow_git_config", Key::kBool}}},
+        {"allow_git_config", Key::kBool},
+        {"allow_unix_sockets", Key::kStrings}}},
       {"tools", {{"shell_timeout_seconds", Key::kInt}, {"output_limit_bytes", Key::kInt}}},
       {"approvals", {{"headless", Key::kString}}},
       {"background",
@@ -119,8 +120,11 @@ bool ReadRunKey(const std::string& section, const std::string& k, const toml::no
     if (k == "scrub_env") s->sandbox.scrub_env = Strings(value);
     if (k == "env_allow") s->sandbox.env_allow = Strings(value);
     if (k == "allow_git_config") s->sandbox.allow_git_config = *value.value<bool>();
-    for (const std::string& p : s->sandbox.writable_paths) {
-      if (p.empty()) return fail("has an empty path");
+    if (k == "allow_unix_sockets") s->sandbox.allow_unix_sockets = Strings(value);
+    for (const auto* list : {&s->sandbox.writable_paths, &s->sandbox.allow_unix_sockets}) {
+      for (const std::string& p : *list) {
+        if (p.empty()) return fail("has an empty path");
+      }
     }
     return true;
   }

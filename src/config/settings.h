@@ -30,6 +30,9 @@ struct SandboxSettings {
   // When set, the child gets only PATH and the variables these globs name.
   std::optional<std::vector<std::string>> env_allow;
   bool allow_git_config = false;
+  // Host UNIX sockets (or folders of them) that commands may connect to, e.g. a database's
+  // "/run/postgresql". Every other socket in the places safesh looks is masked.
+  std::vector<std::string> allow_unix_sockets;
 };
 
 // [tools]

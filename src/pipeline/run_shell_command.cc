@@ -107,8 +107,9 @@ bool ChooseSandbox(const RunContext& c, RunResult* r, std::string* bwrap, bool* 
     r->sandbox_mode = "landlock";
     r->sandbox_reason = "Landlock and seccomp, because " + why + "; " + network +
                         " (weaker than bubblewrap: blocked paths stay readable, .git/hooks "
-                        "and shell start-up files inside writable roots stay writable, host "
-                        "processes stay visible; see safesh doctor)";
+                        "and shell start-up files inside writable roots stay writable, the "
+                        "host's UNIX sockets stay reachable, host processes stay visible; see "
+                        "safesh doctor)";
     return true;
   }
   why += "; " + landlock_why;
@@ -226,6 +227,9 @@ RunResult RunShellCommand(const RunRequest& request, const RunContext& c) {
   sandbox::SandboxSpec spec;
   if (!bwrap_path.empty() || landlock) {
     spec = sandbox::BuildSpec(c.settings.sandbox, roots, c.home);
+    if (spec.sockets_truncated && !landlock)
+      result.sandbox_reason +=
+          "; the search for host UNIX sockets stopped at its limit, later ones are not masked";
     bool ok = !bwrap_path.empty()
                   ? sandbox::SandboxPlan(bwrap_path, spec, cwd->path, &plan, &seccomp, &error)
                   : sandbox::LandlockPlan(spec, &plan, &ruleset, &error);

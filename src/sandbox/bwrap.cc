@@ -26,6 +26,10 @@ std::vector<std::string> BwrapArgs(const SandboxSpec& spec, const std::string& c
     a.insert(a.end(), {"--bind", w, w});
   for (const std::string& r : spec.read_only)
     a.insert(a.end(), {"--ro-bind", r, r});
+  // Before the blocked directories: a socket inside one is hidden with it, and once its tmpfs is
+  // read-only no mount point could be made there.
+  for (const std::string& s : spec.sockets)
+    a.insert(a.end(), {"--ro-bind", "/dev/null", s});
   for (const std::string& f : spec.missing_files)
     a.insert(a.end(), {"--ro-bind", "/dev/null", f});
   for (const std::string& d : spec.missing_dirs) {

@@ -23,6 +23,7 @@ namespace safesh::sandbox {
 //   --dev /dev, --proc /proc  a fresh /dev and a /proc of the namespace (no host processes)
 //   --bind W W              ... but the writable roots
 //   --ro-bind R R           ... and read-only paths inside them again
+//   --ro-bind /dev/null S   host UNIX sockets (connect() is refused)
 //   --ro-bind /dev/null F   blocked files
 //   --tmpfs D --remount-ro D  blocked directories: empty and read-only
 //   --seccomp FD            the filter, applied to the command

@@ -151,8 +151,8 @@ Diagnosis Diagnose(const std::string& bwrap) {
   if (d.state == "ready") {
     d.strength = std::string(
                      "bubblewrap: a read-only system with writable workspace and temporary "
-                     "folders, keys and credentials hidden, no network unless allowed, its own "
-                     "PID namespace, no capabilities; ") +
+                     "folders, keys and credentials hidden, the host's UNIX sockets masked, no "
+                     "network unless allowed, its own PID namespace, no capabilities; ") +
                  kSeccomp;
   } else if (d.landlock_abi > 0) {
     d.strength =
@@ -162,7 +162,8 @@ Diagnosis Diagnose(const std::string& bwrap) {
         (d.landlock_abi >= 4 ? ", no TCP unless allowed" : "") +
         (d.landlock_abi >= 6 ? ", no signals to processes outside" : "") + "; " + kSeccomp +
         ". Not enforced: hiding keys and credentials, read-only .git/hooks, .git/config and "
-        "start-up files inside writable folders, a PID namespace";
+        "start-up files inside writable folders, masking the host's UNIX sockets, a PID "
+        "namespace";
   } else {
     d.strength =
         "none: commands would run unsandboxed (with \"auto\") or be refused (with \"required\")";

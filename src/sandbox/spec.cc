@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include "sandbox/host_sockets.h"
+
 namespace safesh::sandbox {
 namespace {
 
@@ -149,6 +151,15 @@ SandboxSpec BuildSpec(const config::SandboxSettings& settings,
       AddUnique(&spec.missing_files, f);
     }
   }
+
+  // Sockets of the host: without the network namespace's help (it only separates abstract
+  // ones), a read-only or writable bind leaves them connectable.
+  std::vector<std::string> allowed;
+  for (const std::string& p : settings.allow_unix_sockets)
+    allowed.push_back(Expand(p, home, base));
+  SocketScan sockets = FindHostSockets(HostSocketPlaces(home), allowed);
+  spec.sockets = std::move(sockets.sockets);
+  spec.sockets_truncated = sockets.truncated;
 
   std::vector<std::string> blocked = DefaultBlockedPaths(home);
   for (const std::string& p : settings.blocked_paths)

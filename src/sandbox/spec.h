@@ -21,6 +21,10 @@ struct SandboxSpec {
   // put in their place so that the command cannot create them.
   std::vector<std::string> missing_dirs;
   std::vector<std::string> missing_files;
+  // Host UNIX sockets (host_sockets.h), masked like blocked files so that connect() is refused.
+  std::vector<std::string> sockets;
+  // The socket search stopped at its limit: say so in the result's reason.
+  bool sockets_truncated = false;
   bool network = false;
 };
 
@@ -35,6 +39,7 @@ std::vector<std::string> ShellStartupFiles(const std::string& home);
 //   read-only: [sandbox] read_only_paths, .git/config of each root (unless allow_git_config),
 //     the shell start-up files in the home folder;
 //   blocked: the defaults and [sandbox] blocked_paths (those that exist);
+//   sockets: the host's UNIX sockets (host_sockets.h), but [sandbox] allow_unix_sockets;
 //   missing: .git/hooks (and .git/config) of each root that has a .git directory, and start-up
 //     files that do not exist yet, wherever they lie inside a writable root.
 // Paths are made absolute and real; ones that do not exist are left out (except "missing").

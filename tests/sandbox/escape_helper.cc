@@ -16,6 +16,7 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/timex.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -59,6 +60,14 @@ int main(int argc, char** argv) {
     char params[120] = {};
     long fd = syscall(SYS_io_uring_setup, 4, params);
     return Report(fd >= 0, "io_uring_setup");
+  }
+  if (what == "unix" && argc == 3) {
+    int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_un a{};
+    a.sun_family = AF_UNIX;
+    snprintf(a.sun_path, sizeof a.sun_path, "%s", argv[2]);
+    return Report(s >= 0 && connect(s, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0,
+                  "connect(AF_UNIX)");
   }
   if (what == "inet") {
     return Report(socket(AF_INET, SOCK_STREAM, 0) >= 0, "socket(AF_INET)");

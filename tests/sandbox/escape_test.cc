@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -152,6 +153,47 @@ TEST_P(Escape, Network) {
   context_.settings.sandbox.allow_network = true;
   RunResult in = Run(std::string(SAFESH_ESCAPE_HELPER) + " inet", "required");
   EXPECT_EQ(in.output, "ok\n");
+}
+
+// A listening UNIX socket of the host at `path` (the test process is the "host" program).
+struct HostSocket {
+  explicit HostSocket(const std::string& p) : path(p) {
+    fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_un a{};
+    a.sun_family = AF_UNIX;
+    snprintf(a.sun_path, sizeof a.sun_path, "%s", path.c_str());
+    ok = fd >= 0 && bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 && listen(fd, 64) == 0;
+  }
+  ~HostSocket() {
+    if (fd >= 0) close(fd);
+    unlink(path.c_str());
+  }
+  std::string path;
+  int fd = -1;
+  bool ok = false;
+};
+
+TEST_P(Escape, HostUnixSockets) {
+  if (landlock())
+    GTEST_SKIP() << "Landlock cannot enforce this (documented): connecting to a socket by path";
+  const std::string helper = SAFESH_ESCAPE_HELPER;
+  // In a temporary folder (writable in the sandbox, like tmux's and X11's sockets), and, where
+  // this user may create one, in /run (read-only in the sandbox, like docker's and systemd's):
+  // a read-only mount does not stop connect().
+  std::vector<std::string> paths = {dir_ + "/tmux-default"};
+  std::string run = "/run/safesh-escape-" + std::to_string(getpid()) + ".sock";
+  if (access("/run", W_OK) == 0) paths.push_back(run);
+  for (const std::string& p : paths) {
+    HostSocket host(p);
+    ASSERT_TRUE(host.ok) << p << ": " << strerror(errno);
+    ExpectBlocked(helper + " unix " + p, "ok");
+    // Named in allow_unix_sockets (the socket, or its folder), it stays reachable.
+    context_.settings.sandbox.allow_unix_sockets = {p.substr(0, p.rfind('/'))};
+    EXPECT_EQ(Run(helper + " unix " + p, "required").output, "ok\n") << p;
+    context_.settings.sandbox.allow_unix_sockets = {p};
+    EXPECT_EQ(Run(helper + " unix " + p, "required").output, "ok\n") << p;
+    context_.settings.sandbox.allow_unix_sockets.clear();
+  }
 }
 
 TEST_P(Escape, SystemCallsTheFilterRefuses) {

@@ -1,0 +1,41 @@
+// Host UNIX sockets: the listening sockets of programs outside the sandbox (tmux, screen, the
+// user's D-Bus and systemd managers, docker, ssh-agent, X11) that a sandboxed command could
+// otherwise connect to and ask to run something for it.
+//
+// A read-only mount does not stop connect(2): the kernel refuses writes to regular files,
+// directories and links on a read-only file system, not to sockets. Landlock (up to ABI 7) does
+// not cover connecting to a socket by path either. So the sandbox masks each socket it finds
+// with /dev/null (connect then fails with "Connection refused") in the places where such
+// sockets live. Abstract sockets have no path: the network namespace separates them, and
+// Landlock's scope (ABI 6) when the network is allowed.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace safesh::sandbox {
+
+struct SocketScan {
+  std::vector<std::string> sockets;  // absolute paths, in walk order
+  // The walk stopped at its entry limit: sockets deeper or later were not found.
+  bool truncated = false;
+};
+
+// Where host sockets are looked for: /run (every depth, as /var/run is usually a link to it),
+// the temporary folders (/tmp, /var/tmp, $TMPDIR, /dev/shm) two levels down (tmux-UID/default,
+// .X11-unix/X0, ssh-XXXX/agent.N: deeper would cost every command more than it finds), and the
+// places in `home` where container engines and agents keep theirs (~/.docker, ~/.colima, ~/.lima,
+// ~/.orbstack, ~/.rd, ~/.1password, ~/.local/share/containers).
+struct SocketPlace {
+  std::string path;
+  int max_depth;  // 1: only the entries of `path` itself
+};
+std::vector<SocketPlace> HostSocketPlaces(const std::string& home);
+
+// Every UNIX socket under `places` (never following links), except those named in `allowed`
+// (a socket path, or a directory whose sockets stay reachable). At most `max_entries` entries are
+// read in all, so that a huge /tmp cannot make every command slow.
+SocketScan FindHostSockets(const std::vector<SocketPlace>& places,
+                           const std::vector<std::string>& allowed, size_t max_entries = 20000);
+
+}  // namespace safesh::sandbox
