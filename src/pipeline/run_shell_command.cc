@@ -67,7 +67,8 @@ std::string ProbeCacheFile(const RunContext& c) {
 // seccomp when the kernel has Landlock; otherwise "required" refuses and "auto" runs without
 // one, saying why. SAFESH_SANDBOX_LAUNCHER=landlock picks Landlock even where bubblewrap works;
 // =bwrap allows bubblewrap only.
-bool ChooseSandbox(const RunContext& c, RunResult* r, std::string* bwrap, bool* landlock) {
+bool ChooseSandbox(const RunContext& c, RunResult* r, std::string* bwrap, std::string* confine,
+                   bool* landlock) {
   std::string mode = c.sandbox_override.empty() ? c.settings.sandbox.shell : c.sandbox_override;
   if (mode != "auto" && mode != "required" && mode != "off") {
     r->error = "SAFESH_SANDBOX_SHELL must be auto, required or off (it is \"" + mode + "\")";
@@ -94,7 +95,25 @@ bool ChooseSandbox(const RunContext& c, RunResult* r, std::string* bwrap, bool* 
     why = *bwrap == "" ? sandbox::ProbeBwrap("", false) : CachedProbe(*bwrap, ProbeCacheFile(c));
     if (why.empty()) {
       r->sandbox_mode = "bwrap";
-      r->sandbox_reason = "bubblewrap and seccomp; " + network;
+      // Landlock inside, as a second layer, wherever the kernel and the launcher allow it; its
+      // absence is said, not hidden.
+      std::string no_layer;
+      int abi = sandbox::LandlockAbi(&no_layer);
+      *confine = c.confine.empty() ? sandbox::FindConfineLauncher() : c.confine;
+      if (!c.confine.empty() && access(c.confine.c_str(), X_OK) != 0) {
+        r->error = "safesh-confine (the Landlock layer inside bubblewrap) is not at " + c.confine;
+        r->outcome = Outcome::kFailedToStart;
+        return false;
+      }
+      if (abi > 0 && !confine->empty()) {
+        r->sandbox_reason =
+            "bubblewrap, seccomp and Landlock (ABI " + std::to_string(abi) + ") inside; " + network;
+      } else {
+        if (abi > 0) no_layer = "safesh-confine is not installed next to safesh";
+        confine->clear();
+        r->sandbox_reason =
+            "bubblewrap and seccomp (no Landlock layer: " + no_layer + "); " + network;
+      }
       return true;
     }
     bwrap->clear();
@@ -166,9 +185,9 @@ RunResult RunShellCommand(const RunRequest& request, const RunContext& c) {
   }
 
   // The sandbox is chosen before anyone is asked: no approval for what cannot run.
-  std::string bwrap_path;
+  std::string bwrap_path, confine;
   bool landlock = false;
-  if (!ChooseSandbox(c, &result, &bwrap_path, &landlock)) return result;
+  if (!ChooseSandbox(c, &result, &bwrap_path, &confine, &landlock)) return result;
 
   // 3. Approve.
   if (verdict.decision == policy::Decision::kAsk) {
@@ -223,16 +242,16 @@ RunResult RunShellCommand(const RunRequest& request, const RunContext& c) {
   options.keep_unspooled = static_cast<uint64_t>(c.settings.tools.output_limit_bytes);
   exec::LaunchPlan plan = exec::BashPlan(bash, request.command, std::move(env.vars), cwd->fd.get());
   util::UniqueFd seccomp;  // open until the command has started
-  util::UniqueFd ruleset;  // the same, for the Landlock launcher
+  util::UniqueFd ruleset;  // the same, for Landlock (the launcher, or the layer in bubblewrap)
   sandbox::SandboxSpec spec;
   if (!bwrap_path.empty() || landlock) {
     spec = sandbox::BuildSpec(c.settings.sandbox, roots, c.home);
     if (spec.sockets_truncated && !landlock)
       result.sandbox_reason +=
           "; the search for host UNIX sockets stopped at its limit, later ones are not masked";
-    bool ok = !bwrap_path.empty()
-                  ? sandbox::SandboxPlan(bwrap_path, spec, cwd->path, &plan, &seccomp, &error)
-                  : sandbox::LandlockPlan(spec, &plan, &ruleset, &error);
+    bool ok = !bwrap_path.empty() ? sandbox::SandboxPlan(bwrap_path, spec, cwd->path, confine,
+                                                         &plan, &seccomp, &ruleset, &error)
+                                  : sandbox::LandlockPlan(spec, &plan, &ruleset, &error);
     if (!ok) {
       result.outcome = Outcome::kFailedToStart;
       result.error = error;

@@ -44,6 +44,8 @@ struct RunContext {
   std::string sandbox_override;               // SAFESH_SANDBOX_SHELL, when set
   std::string bwrap;     // SAFESH_BWRAP: bubblewrap's path (empty: look for it)
   std::string launcher;  // SAFESH_SANDBOX_LAUNCHER: "landlock" forces the Landlock launcher
+  // safesh-confine, which adds Landlock inside bubblewrap (empty: look next to this program).
+  std::string confine;
   bool caller_is_subreaper = false;  // see exec::ExecOptions
   uint64_t spool_cap = 0;            // the most one command spools (0: exec::kSpoolMaxRunBytes)
 };

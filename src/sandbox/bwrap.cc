@@ -9,6 +9,7 @@
 
 #include <cstdlib>
 
+#include "sandbox/landlock.h"
 #include "sandbox/seccomp.h"
 #include "util/file.h"
 
@@ -158,16 +159,23 @@ void ForgetProbe(const std::string& cache_file) {
 }
 
 bool SandboxPlan(const std::string& bwrap, const SandboxSpec& spec, const std::string& cwd,
-                 exec::LaunchPlan* plan, util::UniqueFd* seccomp, std::string* error) {
+                 const std::string& confine, exec::LaunchPlan* plan, util::UniqueFd* seccomp,
+                 util::UniqueFd* ruleset, std::string* error) {
   if (!BuildSeccompFilter(spec.network, seccomp, error)) return false;
-  // The filter reaches bwrap as descriptor 3 (the first of the plan's passed descriptors).
+  // The filter reaches bwrap as descriptor 3 (the first of the plan's passed descriptors), the
+  // ruleset as 4, which bwrap leaves open for the command it starts: safesh-confine.
   std::vector<std::string> inner = plan->argv;
   inner[0] = plan->program;
+  plan->pass_fds = {seccomp->get()};
+  if (!confine.empty()) {
+    if (!BuildLandlockRuleset(spec, ruleset, error)) return false;
+    inner.insert(inner.begin(), {confine, "4", "--"});
+    plan->pass_fds.push_back(ruleset->get());
+  }
   std::vector<std::string> args = BwrapArgs(spec, cwd, 3, inner);
   args.insert(args.begin(), "bwrap");
   plan->program = bwrap;
   plan->argv = std::move(args);
-  plan->pass_fds = {seccomp->get()};
   return true;
 }
 

@@ -48,9 +48,12 @@ void ForgetProbe(const std::string& cache_file);
 
 // Turns an unsandboxed plan (bash -c ...) into one that runs it under bwrap. The plan's cwd
 // descriptor stays the guard's starting point; `cwd` is the same directory's path, which the
-// sandbox changes to. False with a message when the seccomp filter cannot be built; the
-// filter's descriptor is kept in *seccomp (it must stay open until the command has started).
+// sandbox changes to. With `confine` (safesh-confine's path), bwrap starts the command through
+// it with a Landlock ruleset for `spec` (descriptor 4), a second layer under the mounts. False
+// with a message when the seccomp filter or the ruleset cannot be built; their descriptors are
+// kept in *seccomp and *ruleset (they must stay open until the command has started).
 bool SandboxPlan(const std::string& bwrap, const SandboxSpec& spec, const std::string& cwd,
-                 exec::LaunchPlan* plan, util::UniqueFd* seccomp, std::string* error);
+                 const std::string& confine, exec::LaunchPlan* plan, util::UniqueFd* seccomp,
+                 util::UniqueFd* ruleset, std::string* error);
 
 }  // namespace safesh::sandbox

@@ -10,40 +10,14 @@
 #include <cstdint>
 
 #include "sandbox/doctor.h"
+#include "sandbox/landlock_abi.h"
 #include "sandbox/seccomp.h"
 #include "util/file.h"
 
 namespace safesh::sandbox {
 namespace {
 
-// Debian 12's headers stop at ABI 2: the later rights and the attribute's later fields.
-constexpr uint64_t kTruncate = 1ULL << 14;   // ABI 3
-constexpr uint64_t kIoctlDev = 1ULL << 15;   // ABI 5
-constexpr uint64_t kNetBindTcp = 1ULL << 0;  // ABI 4
-constexpr uint64_t kNetConnectTcp = 1ULL << 1;
-constexpr uint64_t kScopeAbstractUnix = 1ULL << 0;  // ABI 6
-constexpr uint64_t kScopeSignal = 1ULL << 1;
-
-struct RulesetAttr {
-  uint64_t handled_access_fs;
-  uint64_t handled_access_net;  // ABI 4
-  uint64_t scoped;              // ABI 6
-};
-
-constexpr uint64_t kRead =
-    LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR;
-
-uint64_t AllFs(int abi) {
-  uint64_t all = kRead | LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_REMOVE_DIR |
-                 LANDLOCK_ACCESS_FS_REMOVE_FILE | LANDLOCK_ACCESS_FS_MAKE_CHAR |
-                 LANDLOCK_ACCESS_FS_MAKE_DIR | LANDLOCK_ACCESS_FS_MAKE_REG |
-                 LANDLOCK_ACCESS_FS_MAKE_SOCK | LANDLOCK_ACCESS_FS_MAKE_FIFO |
-                 LANDLOCK_ACCESS_FS_MAKE_BLOCK | LANDLOCK_ACCESS_FS_MAKE_SYM;
-  if (abi >= 2) all |= LANDLOCK_ACCESS_FS_REFER;
-  if (abi >= 3) all |= kTruncate;
-  if (abi >= 5) all |= kIoctlDev;
-  return all;
-}
+using namespace landlock_abi;
 
 bool AddPath(int ruleset, const std::string& path, uint64_t access, std::string* error) {
   util::UniqueFd fd(open(path.c_str(), O_PATH | O_CLOEXEC));
@@ -84,11 +58,9 @@ bool BuildLandlockRuleset(const SandboxSpec& spec, util::UniqueFd* ruleset, std:
     return false;
   }
   // Everything may be read and executed; writing is for the roots and harmless devices only.
-  uint64_t files = LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE |
-                   (abi >= 3 ? kTruncate : 0) | (abi >= 5 ? kIoctlDev : 0);
+  uint64_t files = DeviceFile(abi);
   if (!AddPath(fd.get(), "/", kRead, error)) return false;
-  // Device nodes are never made in a workspace: with one, root could open a disk directly.
-  uint64_t writable = all & ~(LANDLOCK_ACCESS_FS_MAKE_CHAR | LANDLOCK_ACCESS_FS_MAKE_BLOCK);
+  uint64_t writable = WritableTree(abi);
   for (const std::string& w : spec.writable) {
     if (!AddPath(fd.get(), w, writable, error)) return false;
   }
@@ -99,6 +71,19 @@ bool BuildLandlockRuleset(const SandboxSpec& spec, util::UniqueFd* ruleset, std:
   }
   *ruleset = std::move(fd);
   return true;
+}
+
+std::string FindConfineLauncher() {
+  char self[4096];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n <= 0) return "";
+  std::string dir(self, static_cast<size_t>(n));
+  dir.resize(dir.rfind('/'));
+  for (const std::string& p :
+       {dir + "/safesh-confine", dir + "/../libexec/safesh/safesh-confine"}) {
+    if (access(p.c_str(), X_OK) == 0) return p;
+  }
+  return "";
 }
 
 bool LandlockPlan(const SandboxSpec& spec, exec::LaunchPlan* plan, util::UniqueFd* ruleset,

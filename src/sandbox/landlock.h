@@ -32,4 +32,8 @@ bool BuildLandlockRuleset(const SandboxSpec& spec, util::UniqueFd* ruleset, std:
 bool LandlockPlan(const SandboxSpec& spec, exec::LaunchPlan* plan, util::UniqueFd* ruleset,
                   std::string* error);
 
+// safesh-confine (src/launcher/safesh_confine.cc), which applies a ruleset inside bubblewrap:
+// next to the running program, or in ../libexec/safesh from it. Empty when it is not there.
+std::string FindConfineLauncher();
+
 }  // namespace safesh::sandbox

@@ -20,6 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstddef>
 #include <string>
 
 namespace {
@@ -68,6 +69,17 @@ int main(int argc, char** argv) {
     snprintf(a.sun_path, sizeof a.sun_path, "%s", argv[2]);
     return Report(s >= 0 && connect(s, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0,
                   "connect(AF_UNIX)");
+  }
+  if (what == "abstract" && argc == 3) {
+    // An abstract socket: a name with no file, "@NAME".
+    int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_un a{};
+    a.sun_family = AF_UNIX;
+    size_t n = strnlen(argv[2], sizeof a.sun_path - 1);
+    memcpy(a.sun_path + 1, argv[2], n);
+    socklen_t len = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + n);
+    return Report(s >= 0 && connect(s, reinterpret_cast<sockaddr*>(&a), len) == 0,
+                  "connect(abstract)");
   }
   if (what == "inet") {
     return Report(socket(AF_INET, SOCK_STREAM, 0) >= 0, "socket(AF_INET)");

@@ -52,6 +52,7 @@ class Escape : public ::testing::TestWithParam<std::string> {
     context_.environment = exec::CurrentEnvironment();
     context_.prompter = [](const approval::ApprovalRequest&) { return approval::Answer::kApprove; };
     if (landlock()) context_.launcher = "landlock";
+    context_.confine = SAFESH_CONFINE;
   }
   void TearDown() override {
     if (!dir_.empty()) fs::remove_all(dir_);
@@ -194,6 +195,50 @@ TEST_P(Escape, HostUnixSockets) {
     EXPECT_EQ(Run(helper + " unix " + p, "required").output, "ok\n") << p;
     context_.settings.sandbox.allow_unix_sockets.clear();
   }
+}
+
+// With the network allowed the sandbox shares the host's network namespace, and with it the
+// abstract UNIX sockets (X11's, D-Bus's): only Landlock's scope (ABI 6) keeps them out, in the
+// Landlock launcher and as the second layer inside bubblewrap.
+TEST_P(Escape, HostAbstractSocketsWithTheNetworkAllowed) {
+  std::string why;
+  if (LandlockAbi(&why) < 6) {
+    GTEST_SKIP() << "Landlock before ABI 6 does not scope abstract sockets";
+  }
+  std::string name = "safesh-escape-" + std::to_string(getpid());
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_un a{};
+  a.sun_family = AF_UNIX;
+  memcpy(a.sun_path + 1, name.data(), name.size());
+  socklen_t len = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + name.size());
+  ASSERT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&a), len), 0) << strerror(errno);
+  ASSERT_EQ(listen(fd, 64), 0);
+  context_.settings.sandbox.allow_network = true;
+  ExpectBlocked(std::string(SAFESH_ESCAPE_HELPER) + " abstract " + name, "ok");
+  RunResult in = Run("true", "required");
+  if (!landlock()) {
+    EXPECT_NE(in.sandbox_reason.find("Landlock (ABI"), std::string::npos) << in.sandbox_reason;
+  }
+  close(fd);
+}
+
+// Without safesh-confine the bubblewrap sandbox still runs, and says it has no Landlock layer;
+// one named that is not there is an error, not a silent run without it.
+TEST_P(Escape, AMissingLandlockLayerIsSaid) {
+  if (landlock()) GTEST_SKIP() << "about the layer inside bubblewrap";
+  std::string why;
+  if (LandlockAbi(&why) < 1) GTEST_SKIP() << why;
+  context_.confine = "";  // looked for next to this test program, where it is not
+  RunResult r = Run("echo ran", "required");
+  EXPECT_EQ(r.output, "ran\n");
+  EXPECT_NE(r.sandbox_reason.find("no Landlock layer: safesh-confine is not installed"),
+            std::string::npos)
+      << r.sandbox_reason;
+  context_.confine = "/nonexistent/safesh-confine";
+  r = Run("echo ran", "required");
+  EXPECT_EQ(r.outcome, RunResult::Outcome::kFailedToStart);
+  EXPECT_EQ(r.output, "");
+  EXPECT_NE(r.error.find("/nonexistent/safesh-confine"), std::string::npos) << r.error;
 }
 
 TEST_P(Escape, SystemCallsTheFilterRefuses) {
