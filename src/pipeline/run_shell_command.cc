@@ -67,6 +67,10 @@ std::string ProbeCacheFile(const RunContext& c) {
 // seccomp when the kernel has Landlock; otherwise "required" refuses and "auto" runs without
 // one, saying why. SAFESH_SANDBOX_LAUNCHER=landlock picks Landlock even where bubblewrap works;
 // =bwrap allows bubblewrap only.
+std::string NoLandlockLayer(const std::string& why, const std::string& network) {
+  return "bubblewrap and seccomp (no Landlock layer: " + why + "); " + network;
+}
+
 bool ChooseSandbox(const RunContext& c, RunResult* r, std::string* bwrap, std::string* confine,
                    bool* landlock) {
   std::string mode = c.sandbox_override.empty() ? c.settings.sandbox.shell : c.sandbox_override;
@@ -111,8 +115,7 @@ bool ChooseSandbox(const RunContext& c, RunResult* r, std::string* bwrap, std::s
       } else {
         if (abi > 0) no_layer = "safesh-confine is not installed next to safesh";
         confine->clear();
-        r->sandbox_reason =
-            "bubblewrap and seccomp (no Landlock layer: " + no_layer + "); " + network;
+        r->sandbox_reason = NoLandlockLayer(no_layer, network);
       }
       return true;
     }
@@ -246,6 +249,14 @@ RunResult RunShellCommand(const RunRequest& request, const RunContext& c) {
   sandbox::SandboxSpec spec;
   if (!bwrap_path.empty() || landlock) {
     spec = sandbox::BuildSpec(c.settings.sandbox, roots, c.home);
+    // A launcher that commands could replace is not one to rely on (a workspace that holds
+    // safesh's own build): the layer is dropped, and the reason says so.
+    if (!confine.empty() && sandbox::InsideAny(confine, spec.writable)) {
+      confine.clear();
+      result.sandbox_reason = NoLandlockLayer(
+          "safesh-confine lies in a writable folder, where a command could replace it",
+          std::string("network ") + (spec.network ? "allowed" : "off"));
+    }
     if (spec.sockets_truncated && !landlock)
       result.sandbox_reason +=
           "; the search for host UNIX sockets stopped at its limit, later ones are not masked";

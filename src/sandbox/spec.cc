@@ -47,6 +47,15 @@ void AddUnique(std::vector<std::string>* v, const std::string& p) {
 
 }  // namespace
 
+bool InsideAny(const std::string& path, const std::vector<std::string>& roots) {
+  std::string real = Real(path);
+  if (real.empty()) real = path;
+  for (const std::string& r : roots) {
+    if (Inside(real, r)) return true;
+  }
+  return false;
+}
+
 std::vector<std::string> DefaultBlockedPaths(const std::string& home) {
   std::vector<std::string> out;
   if (home.empty()) return out;

@@ -28,6 +28,9 @@ struct SandboxSpec {
   bool network = false;
 };
 
+// Whether `path` (made real) is `root` or inside one of `roots` (real paths, as in a spec).
+bool InsideAny(const std::string& path, const std::vector<std::string>& roots);
+
 // The blocked paths every sandbox has (keys and credentials), under `home`.
 std::vector<std::string> DefaultBlockedPaths(const std::string& home);
 

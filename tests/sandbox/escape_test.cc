@@ -234,6 +234,15 @@ TEST_P(Escape, AMissingLandlockLayerIsSaid) {
   EXPECT_NE(r.sandbox_reason.find("no Landlock layer: safesh-confine is not installed"),
             std::string::npos)
       << r.sandbox_reason;
+  // One a command could replace (in the workspace) is not relied on.
+  fs::copy_file(SAFESH_CONFINE, ws_ + "/safesh-confine");
+  fs::permissions(ws_ + "/safesh-confine", fs::perms::owner_all);
+  context_.confine = ws_ + "/safesh-confine";
+  r = Run("echo ran", "required");
+  EXPECT_EQ(r.output, "ran\n");
+  EXPECT_NE(r.sandbox_reason.find("no Landlock layer: safesh-confine lies in a writable folder"),
+            std::string::npos)
+      << r.sandbox_reason;
   context_.confine = "/nonexistent/safesh-confine";
   r = Run("echo ran", "required");
   EXPECT_EQ(r.outcome, RunResult::Outcome::kFailedToStart);
