@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "sandbox/bwrap.h"
+#include "sandbox/landlock.h"
 #include "sandbox/seccomp.h"
 #include "util/file.h"
 #include "util/json_writer.h"
@@ -116,7 +117,12 @@ Diagnosis Diagnose(const std::string& bwrap) {
     int abi = LandlockAbi(&lwhy);
     d.layers.push_back(
         {"Landlock", abi > 0,
-         abi > 0 ? "ABI " + std::to_string(abi) + " (the launcher where bubblewrap cannot run)"
+         abi > 0 ? "ABI " + std::to_string(abi) +
+                       (FindConfineLauncher().empty()
+                            ? " (the launcher where bubblewrap cannot run; no layer inside "
+                              "bubblewrap: safesh-confine is not installed next to safesh)"
+                            : " (a second layer inside bubblewrap, and the launcher where "
+                              "bubblewrap cannot run)")
                  : lwhy});
     d.landlock_abi = abi;
   }
@@ -152,7 +158,8 @@ Diagnosis Diagnose(const std::string& bwrap) {
     d.strength = std::string(
                      "bubblewrap: a read-only system with writable workspace and temporary "
                      "folders, keys and credentials hidden, the host's UNIX sockets masked, no "
-                     "network unless allowed, its own PID namespace, no capabilities; ") +
+                     "network unless allowed, its own PID namespace, no capabilities, Landlock "
+                     "inside where the kernel has it; ") +
                  kSeccomp;
   } else if (d.landlock_abi > 0) {
     d.strength =
