@@ -50,6 +50,7 @@ struct GuardSetup {
   int report_w;
   pid_t parent;  // safesh
   bool self_confine;
+  bool pid_namespace;
   const sock_filter* filter;
   unsigned short filter_len;
   posix_spawnattr_t* attr;
@@ -252,13 +253,23 @@ int SpawnConfined(const GuardSetup& s, int devnull, int out_w, pid_t* pid_out) {
       if (r == pid) exited = true;
     }
   }
-  int leftover_status = status;
-  bool all_listed = KillAllChildren(pid, exited ? -1 : pid, &leftover_status);
   report = GuardReport{};
   report.kind = GuardReport::kExited;
   report.pid = pid;
-  report.wait_status = exited ? status : leftover_status;
   report.killed = killed ? 1 : 0;
+  if (exited && s.pid_namespace) {
+    // Everything left is in the namespace: one SIGKILL to each descendant (its first process
+    // among them) dooms it all, so the end is reported now and the reaping done after.
+    KillDescendantsOnce(pid);
+    report.wait_status = status;
+    WriteReport(report_w, report);
+    close(report_w);
+    KillAllChildren(pid, -1, nullptr);
+    _exit(0);
+  }
+  int leftover_status = status;
+  bool all_listed = KillAllChildren(pid, exited ? -1 : pid, &leftover_status);
+  report.wait_status = exited ? status : leftover_status;
   report.error = all_listed ? 0 : ESRCH;
   WriteReport(report_w, report);
   _exit(0);
@@ -330,6 +341,7 @@ bool StartGuarded(const LaunchPlan& plan, GuardedCommand* out, std::string* erro
                    reports_w.get(),
                    getpid(),
                    plan.self_confine,
+                   plan.pid_namespace,
                    reinterpret_cast<const sock_filter*>(plan.seccomp_bpf.data()),
                    static_cast<unsigned short>(plan.seccomp_bpf.size() / sizeof(sock_filter)),
                    &attr,

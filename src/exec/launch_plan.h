@@ -21,6 +21,12 @@ struct LaunchPlan {
   // this seccomp filter (a raw BPF program, as seccomp_export_bpf writes it).
   bool self_confine = false;
   std::string seccomp_bpf;
+  // The program runs everything in a PID namespace of its own, whose first process dies with it
+  // (bubblewrap with --unshare-pid --die-with-parent): once the program has exited and that
+  // process is sent SIGKILL, the kernel kills the rest. The guard then reports the end without
+  // waiting for the namespace to be torn down (milliseconds, a network namespace included), and
+  // finishes reaping after.
+  bool pid_namespace = false;
 };
 
 // The plan for running `command` with bash, unsandboxed.

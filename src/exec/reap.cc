@@ -143,22 +143,26 @@ pid_t g_descendants[16384];
 
 }  // namespace
 
+void KillDescendantsOnce(pid_t pgid) {
+  // The group first: its members die together.
+  if (pgid > 0) kill(-pgid, SIGKILL);
+  constexpr size_t kCap = sizeof g_descendants / sizeof g_descendants[0];
+  size_t n = ListDescendants(g_descendants, kCap);
+  if (n == 0 && access("/proc/thread-self/children", F_OK) != 0) {
+    // A kernel without the children files (CONFIG_PROC_CHILDREN off): at least the direct
+    // children, found by their stat files.
+    n = static_cast<size_t>(std::max(0, ScanProcForChildren(g_descendants, kCap)));
+  }
+  for (size_t i = 0; i < n; ++i)
+    kill(g_descendants[i], SIGKILL);
+}
+
 bool KillAllChildren(pid_t pgid, pid_t watch, int* watch_status) {
   long long deadline = NowMs() + kKillDeadlineMs;
   for (;;) {
-    // The group first: its members die together.
-    if (pgid > 0) kill(-pgid, SIGKILL);
-    // Then every descendant, however deep and whatever its session: each round kills all that
-    // are alive when it looks, so a process forking in a loop runs out of parents to fork from.
-    constexpr size_t kCap = sizeof g_descendants / sizeof g_descendants[0];
-    size_t n = ListDescendants(g_descendants, kCap);
-    if (n == 0 && access("/proc/thread-self/children", F_OK) != 0) {
-      // A kernel without the children files (CONFIG_PROC_CHILDREN off): at least the direct
-      // children, found by their stat files.
-      n = static_cast<size_t>(std::max(0, ScanProcForChildren(g_descendants, kCap)));
-    }
-    for (size_t i = 0; i < n; ++i)
-      kill(g_descendants[i], SIGKILL);
+    // Every descendant, however deep and whatever its session: each round kills all that are
+    // alive when it looks, so a process forking in a loop runs out of parents to fork from.
+    KillDescendantsOnce(pgid);
     // Reap what has died.
     int status = 0;
     pid_t r;

@@ -22,6 +22,10 @@ size_t ListDescendants(pid_t* pids, size_t cap);
 // children files; slower). -1 when /proc cannot be read.
 int ScanProcForChildren(pid_t* pids, size_t cap);
 
+// One round of KillAllChildren without waiting: SIGKILL to group `pgid` (when > 0) and to every
+// descendant alive now.
+void KillDescendantsOnce(pid_t pgid);
+
 // How long KillAllChildren keeps at it before it gives up (a fork bomb without a sandbox).
 inline constexpr long long kKillDeadlineMs = 5000;
 

@@ -176,6 +176,7 @@ bool SandboxPlan(const std::string& bwrap, const SandboxSpec& spec, const std::s
   args.insert(args.begin(), "bwrap");
   plan->program = bwrap;
   plan->argv = std::move(args);
+  plan->pid_namespace = true;  // --unshare-pid --die-with-parent
   return true;
 }
 
