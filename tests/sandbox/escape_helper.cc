@@ -108,7 +108,9 @@ int main(int argc, char** argv) {
 #endif
   if (what == "unshare_mount") {
     // A private mount namespace, then a mount: what an escape would do to undo a read-only bind.
-    if (unshare(CLONE_NEWNS) != 0) return Report(false, "unshare");
+    // An ordinary user needs a user namespace of its own for that.
+    int flags = CLONE_NEWNS | (geteuid() == 0 ? 0 : CLONE_NEWUSER);
+    if (unshare(flags) != 0) return Report(false, "unshare");
     return Report(mount("none", "/tmp", "tmpfs", 0, nullptr) == 0, "mount");
   }
   return 2;
