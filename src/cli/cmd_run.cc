@@ -11,6 +11,7 @@
 #include "exec/env.h"
 #include "exec/spool.h"
 #include "pipeline/run_shell_command.h"
+#include "util/shell_quote.h"
 
 namespace safesh::cli {
 
@@ -29,6 +30,9 @@ void AddRunCommand(CLI::App& app, RunArgs& args) {
                   "shell_timeout_seconds, 120; at most 1800)")
       ->type_name("S");
   cmd->add_flag("--json", args.json, "Print the result as a JSON object");
+  cmd->add_flag("--dry-run", args.dry_run,
+                "Judge the command and build its sandbox, print what would be executed (the "
+                "bubblewrap command line), and run nothing");
   cmd->add_option("--approve", args.approve,
                   "When the policy asks: ask (at the terminal), yes, or no (default: ask at a "
                   "terminal, otherwise the [approvals] headless answer)")
@@ -136,9 +140,17 @@ int RunRun(const RunArgs& args) {
   request.command = args.words[0];
   request.cwd = args.cwd;
   request.timeout_seconds = args.timeout;
+  request.dry_run = args.dry_run;
   pipeline::RunResult result = pipeline::RunShellCommand(request, context);
 
-  if (args.json) {
+  if (args.dry_run && !args.json && !result.plan.empty()) {
+    std::string line;
+    for (const std::string& a : result.plan)
+      line += (line.empty() ? "" : " ") + util::ShellQuote(a);
+    std::cout << line << "\n";
+    std::cerr << "safesh: dry run, nothing ran (" << result.sandbox_reason
+              << "; descriptor 3 would be the seccomp filter, 4 the Landlock ruleset)\n";
+  } else if (args.json) {
     std::cout << pipeline::RunResultJson(result) << "\n";
   } else {
     std::cout << result.output;

@@ -53,6 +53,7 @@ struct RunArgs {
   std::string cwd;
   std::optional<double> timeout;
   bool json = false;
+  bool dry_run = false;
   std::string approve;
   std::vector<std::string> words;
 };

@@ -192,8 +192,8 @@ RunResult RunShellCommand(const RunRequest& request, const RunContext& c) {
   bool landlock = false;
   if (!ChooseSandbox(c, &result, &bwrap_path, &confine, &landlock)) return result;
 
-  // 3. Approve.
-  if (verdict.decision == policy::Decision::kAsk) {
+  // 3. Approve (a dry run runs nothing, so there is nothing to approve).
+  if (verdict.decision == policy::Decision::kAsk && !request.dry_run) {
     approval::ApprovalRequest ask{request.command, cwd->path, false, verdict.reason};
     approval::Answer answer = c.prompter ? c.prompter(ask) : approval::Answer::kNoOneToAsk;
     if (answer == approval::Answer::kNoOneToAsk) {
@@ -268,6 +268,13 @@ RunResult RunShellCommand(const RunRequest& request, const RunContext& c) {
       result.error = error;
       return result;
     }
+  }
+  if (request.dry_run) {
+    result.plan = plan.argv;
+    result.plan[0] = plan.program;
+    result.outcome = Outcome::kRan;
+    result.exit_code = 0;
+    return result;
   }
   exec::ExecResult ran = exec::Execute(plan, options);
 
@@ -382,6 +389,13 @@ std::string RunResultJson(const RunResult& r) {
     w.Null();
   } else {
     w.String(r.advice);
+  }
+  if (!r.plan.empty()) {
+    w.Key("plan");
+    w.BeginArray();
+    for (const std::string& a : r.plan)
+      w.String(a);
+    w.EndArray();
   }
   w.Key("sandbox");
   w.BeginObject();

@@ -30,6 +30,9 @@ struct RunRequest {
   std::string command;  // at most kMaxCommandBytes
   std::string cwd;      // absolute, or relative to the workspace; empty: the workspace
   std::optional<double> timeout_seconds;
+  // Judge and build the sandbox, run nothing and ask no one: RunResult::plan says what would
+  // run (a denied command is still denied).
+  bool dry_run = false;
 };
 
 struct RunContext {
@@ -76,6 +79,9 @@ struct RunResult {
   std::string sandbox_mode;    // "bwrap", "landlock", or "off" (ran without a sandbox)
   std::string sandbox_reason;  // why that mode (e.g. what "auto" fell back from)
   std::string advice;          // when the command failed on a wall of the sandbox: what to do
+  // A dry run: the program and its arguments that would be executed. Descriptors 3 and up are
+  // the sandbox's: the seccomp filter, then the Landlock ruleset.
+  std::vector<std::string> plan;
 };
 
 RunResult RunShellCommand(const RunRequest& request, const RunContext& context);

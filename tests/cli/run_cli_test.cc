@@ -86,6 +86,25 @@ TEST_F(RunCli, ExitCodesFollowTheContract) {
   EXPECT_EQ(RunProgram(Args({"--", "true"}), o).exit_code, 64);
 }
 
+TEST_F(RunCli, ADryRunShowsTheSandboxAndRunsNothing) {
+  RunOutput dry = Safesh({"--dry-run", "--", "touch made"});  // would need approval: not asked
+  EXPECT_EQ(dry.exit_code, 0) << dry.err;
+  EXPECT_FALSE(std::filesystem::exists(dir_ + "/ws/made"));
+  EXPECT_NE(dry.err.find("dry run, nothing ran"), std::string::npos) << dry.err;
+  if (dry.out.find("bwrap ") != std::string::npos) {
+    EXPECT_NE(dry.out.find(" --unshare-net "), std::string::npos) << dry.out;
+    EXPECT_NE(dry.out.find(" --bind " + dir_ + "/ws " + dir_ + "/ws "), std::string::npos)
+        << dry.out;
+    EXPECT_NE(dry.out.find("/bin/bash -c -- 'touch made'\n"), std::string::npos) << dry.out;
+  }
+  RunOutput json = Safesh({"--dry-run", "--json", "--", "touch made"});
+  nlohmann::json j = nlohmann::json::parse(json.out);
+  ASSERT_TRUE(j["plan"].is_array()) << json.out;
+  EXPECT_EQ(j["plan"].back(), "touch made");
+  // A denied command is denied in a dry run too.
+  EXPECT_EQ(Safesh({"--dry-run", "--", "rm -rf " + dir_ + "/ws"}).exit_code, 77);
+}
+
 TEST_F(RunCli, DoctorSaysWhetherTheSandboxWorks) {
   RunOptions o;
   o.env = Env();
