@@ -1,6 +1,8 @@
 // The cost of running a command through safesh as a library (the MCP server's path): a whole
 // RunShellCommand of `true` (validate, judge, spool, guard, bash, result) against posix_spawn of
-// `bash -c true` and waitpid, the baseline measured in the same run.
+// `bash -c true` and waitpid, the baseline measured in the same run; and the same through the
+// bubblewrap sandbox against posix_spawn of a bare bwrap with safesh's own flags (from a dry
+// run, without the seccomp descriptor and safesh-confine) running /bin/true.
 //   build/bench/run_bench
 #include <spawn.h>
 #include <sys/prctl.h>
@@ -9,7 +11,9 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include <benchmark/benchmark.h>
 
@@ -30,29 +34,81 @@ void BM_BashTrue(benchmark::State& state) {
 }
 BENCHMARK(BM_BashTrue)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
-void BM_RunShellCommandTrue(benchmark::State& state) {
-  char t[] = "/tmp/safesh-run-bench-XXXXXX";
-  std::string dir = mkdtemp(t);
+// A workspace (also the home) and a context for one benchmark.
+struct Bench {
+  Bench(const std::string& shell) {
+    char t[] = "/tmp/safesh-run-bench-XXXXXX";
+    dir = mkdtemp(t);
+    c.workspace = dir;
+    c.home = dir;
+    c.spool_base = dir + "/state/safesh/spool";
+    c.environment = safesh::exec::CurrentEnvironment();
+    c.settings.sandbox.shell = shell;
+    c.settings.commands.auto_approve = {"true"};
+    c.confine = SAFESH_CONFINE;
+    std::string error;
+    policy = safesh::policy::Policy::Compile(c.settings.commands, &error);
+    c.policy = &*policy;
+    c.caller_is_subreaper = prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0;
+    r.command = "true";
+  }
+  ~Bench() { std::filesystem::remove_all(dir); }
+  std::string dir;
   safesh::pipeline::RunContext c;
-  c.workspace = dir;
-  c.home = dir;
-  c.spool_base = dir + "/state/safesh/spool";
-  c.environment = safesh::exec::CurrentEnvironment();
-  c.settings.sandbox.shell = "off";
-  c.settings.commands.auto_approve = {"true"};
-  std::string error;
-  auto policy = safesh::policy::Policy::Compile(c.settings.commands, &error);
-  c.policy = &*policy;
-  c.caller_is_subreaper = prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0;
+  std::optional<safesh::policy::Policy> policy;
   safesh::pipeline::RunRequest r;
-  r.command = "true";
+};
+
+void RunTrue(benchmark::State& state, const std::string& shell) {
+  Bench b(shell);
   for (auto _ : state) {
-    safesh::pipeline::RunResult result = safesh::pipeline::RunShellCommand(r, c);
+    safesh::pipeline::RunResult result = safesh::pipeline::RunShellCommand(b.r, b.c);
     if (result.exit_code != 0) state.SkipWithError(result.error.c_str());
   }
-  std::filesystem::remove_all(dir);
+}
+
+void BM_RunShellCommandTrue(benchmark::State& state) {
+  RunTrue(state, "off");
 }
 BENCHMARK(BM_RunShellCommandTrue)->Unit(benchmark::kMicrosecond)->UseRealTime();
+
+void BM_BareBwrapTrue(benchmark::State& state) {
+  Bench b("required");
+  b.r.dry_run = true;
+  safesh::pipeline::RunResult plan = safesh::pipeline::RunShellCommand(b.r, b.c);
+  if (plan.sandbox_mode != "bwrap") {
+    state.SkipWithError("bubblewrap does not work here");
+    return;
+  }
+  // safesh's flags, without the descriptor it passes, running /bin/true.
+  std::vector<std::string> args;
+  for (size_t i = 0; i < plan.plan.size(); ++i) {
+    if (plan.plan[i] == "--seccomp") {
+      ++i;
+      continue;
+    }
+    args.push_back(plan.plan[i]);
+    if (plan.plan[i] == "--") break;
+  }
+  args.push_back("/bin/true");
+  std::vector<char*> argv;
+  for (std::string& a : args)
+    argv.push_back(a.data());
+  argv.push_back(nullptr);
+  for (auto _ : state) {
+    pid_t pid;
+    if (posix_spawn(&pid, argv[0], nullptr, nullptr, argv.data(), environ) != 0) std::abort();
+    int status;
+    waitpid(pid, &status, 0);
+    if (status != 0) state.SkipWithError("bare bwrap failed");
+  }
+}
+BENCHMARK(BM_BareBwrapTrue)->Unit(benchmark::kMicrosecond)->UseRealTime();
+
+void BM_RunShellCommandSandboxedTrue(benchmark::State& state) {
+  RunTrue(state, "required");
+}
+BENCHMARK(BM_RunShellCommandSandboxedTrue)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
 }  // namespace
 
