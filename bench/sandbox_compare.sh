@@ -12,7 +12,11 @@ safesh="$(realpath "${1:-$root/build/safesh}")"
 runs=${2:-300}
 command -v hyperfine >/dev/null || { echo "sandbox_compare: hyperfine is missing (scripts/bootstrap --test)" >&2; exit 1; }
 
-work="$(mktemp -d)"
+# Not under /tmp: a home inside a writable root gets its start-up files masked too, which would
+# flatter neither side but is not what a user's machine looks like.
+state="${XDG_STATE_HOME:-$HOME/.local/state}"
+mkdir -p "$state"
+work="$(mktemp -d -p "$state" safesh-bench.XXXXXX)"
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/home" "$work/ws"
 cat >"$work/rules.toml" <<'TOML'
