@@ -103,11 +103,14 @@ Diagnosis Diagnose(const std::string& bwrap) {
   std::string version = bwrap.empty() ? "" : Output({bwrap, "--version"});
   d.layers.push_back({"bubblewrap", !bwrap.empty(),
                       bwrap.empty() ? "not installed" : bwrap + " (" + version + ")"});
+  bool seccomp_ok = false;
   {
     util::UniqueFd filter;
     std::string error;
-    bool ok = BuildSeccompFilter(false, &filter, &error) && prctl(PR_GET_SECCOMP) >= 0;
-    d.layers.push_back({"seccomp", ok, ok ? "filters can be built and loaded" : error});
+    seccomp_ok = BuildSeccompFilter(false, &filter, &error) && prctl(PR_GET_SECCOMP) >= 0;
+    if (error.empty() && !seccomp_ok) error = "the kernel has no seccomp filters";
+    d.layers.push_back(
+        {"seccomp", seccomp_ok, seccomp_ok ? "filters can be built and loaded" : error});
   }
   std::string why = ProbeBwrap(bwrap, false);
   d.layers.push_back({"network namespace", why.empty(),
@@ -133,7 +136,14 @@ Diagnosis Diagnose(const std::string& bwrap) {
          v2 ? "mounted (per-command limits not used by safesh yet)" : "not mounted"});
   }
 
-  if (bwrap.empty()) {
+  if (!seccomp_ok) {
+    // Every launcher applies the filter: without it nothing safesh builds is a sandbox.
+    d.state = "unsupported";
+    d.landlock_abi = 0;
+    d.fix =
+        "this kernel cannot load seccomp filters (CONFIG_SECCOMP_FILTER), which every safesh "
+        "sandbox needs; use a kernel that has them";
+  } else if (bwrap.empty()) {
     d.state = "no_bwrap";
     d.fix = "install bubblewrap: sudo apt install bubblewrap";
   } else if (why.empty()) {

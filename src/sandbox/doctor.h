@@ -15,7 +15,8 @@ struct Layer {
 
 struct Diagnosis {
   // "ready" (sandboxed commands work), "no_bwrap", "restricted" (AppArmor refuses user
-  // namespaces to bwrap: fixable with a profile), "broken" (bwrap fails for another reason).
+  // namespaces to bwrap: fixable with a profile), "broken" (bwrap fails for another reason),
+  // "unsupported" (the kernel cannot load seccomp filters, which every launcher needs).
   std::string state;
   std::string reason;    // bubblewrap's own complaint when it fails
   std::string strength;  // what a command is confined by, in a sentence
