@@ -5,6 +5,7 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -130,6 +131,18 @@ TEST_P(Escape, ReadABlockedPathEveryWay) {
     ExpectBlocked(how, "PRIVATE-KEY", [&] { fs::remove(ws_ + "/link"); });
     fs::remove(ws_ + "/link");
   }
+  // Through /proc/PID/cwd of a host process whose working directory is the blocked folder.
+  pid_t host = fork();
+  ASSERT_GE(host, 0);
+  if (host == 0) {
+    if (chdir((home_ + "/.ssh").c_str()) != 0) _exit(1);
+    execl("/bin/sleep", "sleep", "30", static_cast<char*>(nullptr));
+    _exit(1);
+  }
+  usleep(100 * 1000);
+  ExpectBlocked("cat /proc/" + std::to_string(host) + "/cwd/id_ed25519", "PRIVATE-KEY");
+  kill(host, SIGKILL);
+  waitpid(host, nullptr, 0);
   // A hard link made inside the sandbox does not reach the file either.
   RunResult in = Run("ln " + key + " hard 2>&1; cat hard 2>&1", "required");
   EXPECT_EQ(in.output.find("PRIVATE-KEY"), std::string::npos) << in.output;
