@@ -85,6 +85,9 @@ std::string WithCommas(size_t n) {
   return digits;
 }
 
+// A cache file not written for this long belongs to a workspace no longer used.
+constexpr int64_t kBlockedScanMaxAgeSeconds = 30 * 24 * 60 * 60;
+
 // The blocked-name scan (sandbox/blocked_scan.h) for one command, with its cache: kept in memory
 // for as long as this process lives (a long-lived safesh), and in the state folder between runs
 // of the one-shot CLI. One cache per set of roots and patterns; a cache file that is missing,
@@ -104,7 +107,9 @@ sandbox::ScanResult ScanBlockedNames(const RunContext& c, const std::vector<std:
   auto [it, added] = caches.try_emplace(name);
   sandbox::BlockedScan& cache = it->second;
   std::string ignored;
-  if (added && !file.empty()) sandbox::LoadBlockedScan(file, &cache, &ignored);
+  // A workspace seen for the first time (or a damaged file) is when old files are cleared.
+  if (added && !file.empty() && !sandbox::LoadBlockedScan(file, &cache, &ignored))
+    sandbox::RemoveOldBlockedScans(state, kBlockedScanMaxAgeSeconds);
   sandbox::ScanResult found = sandbox::Scan(&cache, roots, patterns, limits, cancel);
   // Not saving is not an error: the next run reads the directories again.
   if (cache.dirty && !file.empty() && sandbox::SaveBlockedScan(cache, file, &ignored))

@@ -132,4 +132,9 @@ bool SaveBlockedScan(const BlockedScan& scan, const std::string& path, std::stri
 // roots, patterns or limits is emptied by Scan.
 bool LoadBlockedScan(const std::string& path, BlockedScan* scan, std::string* why);
 
+// Removes the cache files (and files left half written) in `dir` that were not written for
+// `max_age_seconds`: each set of roots and patterns has its own file, and workspaces come and go.
+// Only this user's regular files named "blocked-scan-..." are removed. Returns how many.
+int RemoveOldBlockedScans(const std::string& dir, int64_t max_age_seconds);
+
 }  // namespace safesh::sandbox

@@ -4,10 +4,12 @@
 // the key (roots, patterns, limits), the directories in walk order, and an FNV-1a checksum of
 // all that. Every count, offset and path is checked when read back: a damaged file is refused
 // whole, never half used.
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -277,6 +279,31 @@ bool LoadBlockedScan(const std::string& path, BlockedScan* scan, std::string* wh
   if (!r.ok || r.pos != body.size()) return Refuse(scan, why, path + ": damaged (contents)");
   *scan = std::move(s);
   return true;
+}
+
+int RemoveOldBlockedScans(const std::string& dir, int64_t max_age_seconds) {
+  util::UniqueFd fd(open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!fd.valid()) return 0;
+  int for_dir = dup(fd.get());
+  if (for_dir < 0) return 0;
+  DIR* d = fdopendir(for_dir);
+  if (d == nullptr) {
+    close(for_dir);
+    return 0;
+  }
+  time_t now = time(nullptr);
+  int removed = 0;
+  while (dirent* e = readdir(d)) {
+    if (!std::string_view(e->d_name).starts_with("blocked-scan-")) continue;
+    struct stat st;
+    if (fstatat(fd.get(), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode) ||
+        st.st_uid != geteuid() || now - st.st_mtime <= max_age_seconds) {
+      continue;
+    }
+    if (unlinkat(fd.get(), e->d_name, 0) == 0) ++removed;
+  }
+  closedir(d);
+  return removed;
 }
 
 }  // namespace safesh::sandbox

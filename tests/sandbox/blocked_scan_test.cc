@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <deque>
 #include <filesystem>
 #include <fstream>
@@ -670,6 +671,85 @@ TEST_F(BlockedScanTest, ADamagedOrForeignCacheFileIsNotUsed) {
   Write(ws_ + "/a/k.pem");
   ExpectSame(Scan(&loaded, {ws_}, fewer, ScanLimits(), Never()),
              FullScan({ws_}, fewer, ScanLimits(), Never()), "other patterns");
+}
+
+TEST_F(BlockedScanTest, OldCacheFilesAreRemoved) {
+  std::string state = dir_ + "/state";
+  fs::create_directories(state);
+  for (const char* name : {"blocked-scan-old", "blocked-scan-new", "blocked-scan-old.tmp9",
+                           "bwrap-probe", "other-old"})
+    Write(state + "/" + name);
+  fs::create_directory(state + "/blocked-scan-dir");
+  for (const char* name :
+       {"blocked-scan-old", "blocked-scan-old.tmp9", "other-old", "blocked-scan-dir"}) {
+    struct timespec ts[2] = {{0, UTIME_OMIT}, {time(nullptr) - 3600, 0}};
+    ASSERT_EQ(utimensat(AT_FDCWD, (state + "/" + name).c_str(), ts, 0), 0);
+  }
+  EXPECT_EQ(RemoveOldBlockedScans(state, 60), 2);
+  std::vector<std::string> left;
+  for (const auto& e : fs::directory_iterator(state))
+    left.push_back(e.path().filename());
+  std::sort(left.begin(), left.end());
+  EXPECT_EQ(left, (std::vector<std::string>{"blocked-scan-dir", "blocked-scan-new", "bwrap-probe",
+                                            "other-old"}));
+  EXPECT_EQ(RemoveOldBlockedScans(dir_ + "/missing", 60), 0);
+}
+
+// The file's checksum (FNV-1a over everything before it), as blocked_scan_file.cc computes it:
+// here to make damaged files that the checksum does not catch.
+uint64_t Fnv1a(std::string_view bytes) {
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (unsigned char c : bytes) {
+    h ^= c;
+    h *= 0x100000001b3ULL;
+  }
+  return h;
+}
+
+TEST_F(BlockedScanTest, DamageTheChecksumMissesIsStillCheckedFieldByField) {
+  fs::create_directories(ws_ + "/a/b");
+  Write(ws_ + "/a/b/.env");
+  Write(ws_ + "/a/x.pem");
+  BlockedScan cache;
+  Scan(&cache, {ws_}, Patterns(), ScanLimits(), Never());
+  std::string file = dir_ + "/cache", error, why;
+  ASSERT_TRUE(SaveBlockedScan(cache, file, &error)) << error;
+  std::string good;
+  {
+    std::ifstream in(file, std::ios::binary);
+    good.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  size_t body = good.size() - sizeof(uint64_t);
+  size_t refused = 0;
+  for (size_t i = 0; i < body; ++i) {
+    for (unsigned char flip : {0x01, 0x80, 0xff}) {
+      std::string bad = good;
+      bad[i] = static_cast<char>(bad[i] ^ flip);
+      uint64_t sum = Fnv1a(std::string_view(bad).substr(0, body));
+      memcpy(bad.data() + body, &sum, sizeof sum);
+      fs::remove(file);
+      int fd = open(file.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0600);
+      ASSERT_GE(fd, 0);
+      ASSERT_EQ(write(fd, bad.data(), bad.size()), static_cast<ssize_t>(bad.size()));
+      close(fd);
+      BlockedScan loaded;
+      if (!LoadBlockedScan(file, &loaded, &why)) {
+        ++refused;
+        continue;
+      }
+      // Whatever was accepted stays inside the roots and the limits.
+      ScanResult r = Scan(&loaded, {ws_}, Patterns(), ScanLimits(), Never());
+      for (const std::vector<std::string>* paths : {&r.files, &r.dirs}) {
+        for (const std::string& p : *paths) {
+          EXPECT_TRUE(p.starts_with(ws_ + "/")) << "byte " << i << ": " << p;
+          EXPECT_EQ(p.find("/../"), std::string::npos) << "byte " << i << ": " << p;
+        }
+      }
+      EXPECT_LE(r.entries, ScanLimits().max_entries);
+    }
+  }
+  // Most damage is caught by the checks of counts, offsets, kinds and paths.
+  EXPECT_GT(refused, body);
 }
 
 TEST_F(BlockedScanTest, AStaleCacheFileCannotHideANewKey) {
