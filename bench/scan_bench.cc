@@ -233,9 +233,13 @@ int main(int argc, char** argv) {
   g_cache = base + "/cache";
   std::string error;
   if (!safesh::sandbox::SaveBlockedScan(cache, g_cache, &error)) return 1;
-  fprintf(stderr, "workspace: %zu entries, %zu scanned in %zu directories, %zu matches%s\n",
+  struct stat st;
+  if (stat(g_cache.c_str(), &st) != 0) return 1;
+  fprintf(stderr,
+          "workspace: %zu entries, %zu scanned in %zu directories, %zu matches%s; cache file "
+          "%lld bytes\n",
           g_entries, g_scanned, g_dirs, r.files.size() + r.dirs.size(),
-          r.truncated ? " (truncated)" : "");
+          r.truncated ? " (truncated)" : "", static_cast<long long>(st.st_size));
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
