@@ -103,6 +103,19 @@ void Count(Walk* w, size_t n) {
   }
 }
 
+// A directory that could not be opened or listed (`err`): gone when it is no longer there or
+// no longer a directory; otherwise hidden whole (fail closed: its names cannot be checked), and
+// read again next time unless the refusal is its permissions (EACCES), which only a change to it
+// can lift.
+void MarkUnreadable(ScanDir* d, int err) {
+  if (err == ENOENT || err == ENOTDIR || err == ELOOP) {
+    d->state = ScanDir::kGone;
+    return;
+  }
+  d->state = ScanDir::kUnreadable;
+  if (err != EACCES) d->racy = true;
+}
+
 // Reads directory `d` afresh: at most `budget` + 1 entries (one more than may be counted shows
 // that the limit was reached), matching each name and noting the subdirectories to enter.
 void ReadDir(Walk* w, ScanDir* d, size_t budget) {
@@ -114,7 +127,7 @@ void ReadDir(Walk* w, ScanDir* d, size_t budget) {
   util::UniqueFd fd(openat(w->root_fds[d->root].get(), d->path.empty() ? "." : d->path.c_str(),
                            O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   if (!fd.valid()) {
-    d->state = errno == EACCES ? ScanDir::kUnreadable : ScanDir::kGone;
+    MarkUnreadable(d, errno);
     return;
   }
   d->state = ScanDir::kRead;
@@ -122,10 +135,14 @@ void ReadDir(Walk* w, ScanDir* d, size_t budget) {
   bool last_level = d->depth + 1 >= static_cast<uint32_t>(w->limits.max_depth);
   for (;;) {
     ssize_t n = getdents64(fd.get(), w->buffer, w->buffer_size);
-    if (n <= 0) {
-      // An error part way (the directory removed while read, EIO) leaves what was read; it is
-      // read again next time, since a directory whose listing failed is not trusted.
-      if (n < 0) d->state = ScanDir::kPartial;
+    if (n == 0) return;
+    if (n < 0) {
+      // Part of the listing is missing (EIO ...): what it holds cannot be checked.
+      int err = errno;
+      d->items.clear();
+      d->names.clear();
+      d->entries = 0;
+      MarkUnreadable(d, err == ENOENT ? EIO : err);  // (removed while read: read again)
       return;
     }
     for (ssize_t off = 0; off < n;) {
@@ -173,10 +190,21 @@ void ReadDir(Walk* w, ScanDir* d, size_t budget) {
 void Refresh(Walk* w, ScanDir* d, size_t budget) {
   struct stat st;
   const util::UniqueFd& root_fd = w->root_fds[d->root];
-  if (!root_fd.valid() ||
-      fstatat(root_fd.get(), d->path.empty() ? "." : d->path.c_str(), &st, AT_SYMLINK_NOFOLLOW) !=
-          0 ||
-      !S_ISDIR(st.st_mode)) {
+  bool found = root_fd.valid() && fstatat(root_fd.get(), d->path.empty() ? "." : d->path.c_str(),
+                                          &st, AT_SYMLINK_NOFOLLOW) == 0;
+  if (!found && root_fd.valid() && errno != ENOENT && errno != ENOTDIR && errno != ELOOP) {
+    // There, but its stat was refused (a parent that may be listed but not searched): hidden
+    // whole, and looked at again next time.
+    int err = errno;
+    w->dirty = true;
+    d->key = ScanDirKey();
+    d->entries = 0;
+    d->items.clear();
+    d->names.clear();
+    MarkUnreadable(d, err == EACCES ? EIO : err);
+    return;
+  }
+  if (!found || !S_ISDIR(st.st_mode)) {
     if (d->state != ScanDir::kGone) w->dirty = true;
     d->state = ScanDir::kGone;
     d->key = ScanDirKey();

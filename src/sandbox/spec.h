@@ -61,8 +61,8 @@ std::vector<std::string> BlockedNamePatterns(const config::SandboxSettings& sett
 // Adds what the scan found to the spec's blocked files and directories, as BuildSpec adds a
 // blocked path: at its real path, so a matched link is masked where it points (bubblewrap
 // mounts over a link's target in any case) and a link that points nowhere is left alone. A
-// link to a directory that holds one of `scan_roots` (`x.pem -> /`) is not followed: masking it
-// would hide the workspace itself, not a secret.
+// match whose real path is or holds one of `scan_roots` (a link `x.pem -> /`, an unreadable
+// root) is left alone: masking it would hide the workspace itself, not a secret.
 void AddBlockedMatches(const ScanResult& scan, const std::vector<std::string>& scan_roots,
                        SandboxSpec* spec);
 
