@@ -6,7 +6,9 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -115,6 +117,7 @@ class BlockedScanTest : public ::testing::Test {
   }
   void TearDown() override {
     std::error_code ec;
+    if (!shm_.empty()) fs::remove_all(shm_, ec);
     fs::permissions(dir_, fs::perms::owner_all, ec);
     fs::remove_all(dir_, ec);
   }
@@ -127,6 +130,7 @@ class BlockedScanTest : public ::testing::Test {
   }
 
   std::string dir_, ws_;
+  std::string shm_;           // a folder in /dev/shm, when a test made one
   time_t clock_ = 946684800;  // 2000-01-01
 };
 
@@ -577,6 +581,65 @@ TEST_F(BlockedScanTest, IncrementalIsFullOverRandomChanges) {
     EXPECT_GT(truncated, static_cast<size_t>(rounds / 4));
     EXPECT_GT(read_again, 0u);
   }
+}
+
+TEST_F(BlockedScanTest, IncrementalIsFullAtTheRealEntryLimit) {
+  // 10 folders of 50 folders of 100 files: 50,510 entries, so the default limit (50,000) cuts
+  // the walk in the last level; changes before the cut move it. In a memory file system when
+  // there is one: the walk is the same, and making 50,000 files there takes a fraction of the
+  // time.
+  struct statfs sfs;
+  char t[] = "/dev/shm/safesh-scan-XXXXXX";
+  if (statfs("/dev/shm", &sfs) == 0 && sfs.f_type == TMPFS_MAGIC && mkdtemp(t) != nullptr) {
+    shm_ = t;
+    ws_ = shm_;
+  }
+  for (int a = 0; a < 10; ++a) {
+    std::string top = ws_ + "/a" + std::to_string(a);
+    fs::create_directory(top);
+    for (int b = 0; b < 50; ++b) {
+      std::string mid = top + "/b" + std::to_string(b);
+      fs::create_directory(mid);
+      for (int f = 0; f < 100; ++f) {
+        // One name in ten matches, so what is found shows exactly where the walk stopped.
+        std::string name = "f" + std::to_string(f) + (f % 10 == 0 ? ".key" : "");
+        int fd = open((mid + "/" + name).c_str(), O_WRONLY | O_CREAT, 0600);
+        ASSERT_GE(fd, 0);
+        close(fd);
+      }
+    }
+  }
+  for (int a = 0; a < 10; ++a)
+    Touch(ws_ + "/a" + std::to_string(a));
+  Touch(ws_);
+  BlockedScan cache;
+  cache.racy_window_ns = 0;
+  auto check = [&](const std::string& what) {
+    ScanResult full = FullScan({ws_}, Patterns(), ScanLimits(), Never());
+    EXPECT_TRUE(full.truncated) << what;
+    EXPECT_EQ(full.entries, 50000u) << what;
+    ExpectSame(Scan(&cache, {ws_}, Patterns(), ScanLimits(), Never()), full, what);
+  };
+  check("first");
+  check("nothing changed");
+  // Keys at the first level and in the last folders read: found; the cut moves.
+  for (int a = 0; a < 10; a += 3) {
+    Write(ws_ + "/a" + std::to_string(a) + "/.env");
+    Touch(ws_ + "/a" + std::to_string(a));
+  }
+  check("keys added");
+  // A folder before the cut removed, another renamed, one replaced by a file.
+  fs::remove_all(ws_ + "/a0/b3");
+  fs::rename(ws_ + "/a1/b7", ws_ + "/a1/z7");
+  fs::remove_all(ws_ + "/a2/b0");
+  Write(ws_ + "/a2/b0");
+  for (int a = 0; a < 3; ++a)
+    Touch(ws_ + "/a" + std::to_string(a));
+  check("folders changed");
+  // A file added past the cut changes nothing the walk looks at.
+  Write(ws_ + "/a9/b49/id_rsa");
+  Touch(ws_ + "/a9/b49");
+  check("past the cut");
 }
 
 TEST_F(BlockedScanTest, TheCacheFileRoundTrips) {
