@@ -161,6 +161,8 @@ int RunRun(const RunArgs& args) {
     if (result.outcome == pipeline::RunResult::Outcome::kRan &&
         result.sandbox_reason.starts_with("auto:"))
       std::cerr << "safesh: note: " << result.sandbox_reason << "\n";
+    // Nor does the blocked-name scan stop short silently.
+    if (!result.sandbox_note.empty()) std::cerr << "safesh: note: " << result.sandbox_note << "\n";
   }
   return ExitCodeFor(result);
 }

@@ -4,6 +4,7 @@
 
 #include <toml++/toml.h>
 
+#include "sandbox/blocked_names.h"
 #include "util/file.h"
 
 namespace safesh::config {
@@ -100,8 +101,22 @@ constexpr int64_t kMaxTimeoutSeconds = 30 * 60;
 constexpr int64_t kMinOutputLimit = 1024;
 constexpr int64_t kMaxOutputLimit = 64 * 1024 * 1024;
 
+// Each [sandbox] blocked_paths entry must be usable (sandbox/blocked_names.h): an error names
+// the entry's own line and column.
+bool CheckBlockedPaths(const toml::node& value, const std::string& file, std::string* error) {
+  for (const toml::node& n : *value.as_array()) {
+    std::string why;
+    if (!sandbox::CheckBlockedEntry(*n.value<std::string_view>(), &why)) {
+      *error = At(file, n.source()) + ": [sandbox] blocked_paths " + why;
+      return false;
+    }
+  }
+  return true;
+}
+
 bool ReadRunKey(const std::string& section, const std::string& k, const toml::node& value,
-                const std::string& where, Settings* s, std::string* error) {
+                const std::string& file, const std::string& where, Settings* s,
+                std::string* error) {
   auto fail = [&](const std::string& what) {
     *error = where + ": [" + section + "] " + k + " " + what;
     return false;
@@ -116,7 +131,10 @@ bool ReadRunKey(const std::string& section, const std::string& k, const toml::no
     if (k == "allow_network") s->sandbox.allow_network = *value.value<bool>();
     if (k == "writable_paths") s->sandbox.writable_paths = Strings(value);
     if (k == "read_only_paths") s->sandbox.read_only_paths = Strings(value);
-    if (k == "blocked_paths") s->sandbox.blocked_paths = Strings(value);
+    if (k == "blocked_paths") {
+      if (!CheckBlockedPaths(value, file, error)) return false;
+      s->sandbox.blocked_paths = Strings(value);
+    }
     if (k == "scrub_env") s->sandbox.scrub_env = Strings(value);
     if (k == "env_allow") s->sandbox.env_allow = Strings(value);
     if (k == "allow_git_config") s->sandbox.allow_git_config = *value.value<bool>();
@@ -204,7 +222,7 @@ std::optional<Settings> ParseSettings(std::string_view text, const std::string& 
         return std::nullopt;
       }
       if (section == "sandbox" || section == "tools" || section == "approvals") {
-        if (!ReadRunKey(section, k, value, kwhere, &s, error)) return std::nullopt;
+        if (!ReadRunKey(section, k, value, name, kwhere, &s, error)) return std::nullopt;
         continue;
       }
       if (section != "commands") continue;

@@ -14,6 +14,7 @@
 #include "exec/spool.h"
 #include "pipeline/validate.h"
 #include "sandbox/advice.h"
+#include "sandbox/blocked_scan.h"
 #include "sandbox/bwrap.h"
 #include "sandbox/doctor.h"
 #include "sandbox/landlock.h"
@@ -56,11 +57,64 @@ std::string CachedProbe(const std::string& bwrap, const std::string& cache_file)
   return it->second;
 }
 
-// Where the probe's answer is remembered between runs: beside the spool, in safesh's private
-// state folder (which sandboxed commands cannot see). Empty when there is no spool base.
-std::string ProbeCacheFile(const RunContext& c) {
+// safesh's private state folder, the spool's parent (which sandboxed commands cannot see: it is
+// a default blocked path). Empty when there is no spool base.
+std::string StateDir(const RunContext& c) {
   if (c.spool_base.empty()) return "";
-  return c.spool_base.substr(0, c.spool_base.rfind('/')) + "/bwrap-probe";
+  return c.spool_base.substr(0, c.spool_base.rfind('/'));
+}
+
+// Where the probe's answer is remembered between runs: in the state folder.
+std::string ProbeCacheFile(const RunContext& c) {
+  std::string state = StateDir(c);
+  return state.empty() ? "" : state + "/bwrap-probe";
+}
+
+// "12.5": a duration in seconds as the result's messages give it.
+std::string Seconds(std::chrono::milliseconds ms) {
+  char secs[32];
+  snprintf(secs, sizeof secs, "%g", static_cast<double>(ms.count()) / 1000.0);
+  return secs;
+}
+
+// "50,000"
+std::string WithCommas(size_t n) {
+  std::string digits = std::to_string(n);
+  for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3)
+    digits.insert(static_cast<size_t>(i), ",");
+  return digits;
+}
+
+// A cache file not written for this long belongs to a workspace no longer used.
+constexpr int64_t kBlockedScanMaxAgeSeconds = 30 * 24 * 60 * 60;
+
+// The blocked-name scan (sandbox/blocked_scan.h) for one command, with its cache: kept in memory
+// for as long as this process lives (a long-lived safesh), and in the state folder between runs
+// of the one-shot CLI. One cache per set of roots and patterns; a cache file that is missing,
+// damaged or made for other roots is not used (the scan reads everything).
+sandbox::ScanResult ScanBlockedNames(const RunContext& c, const std::vector<std::string>& roots,
+                                     const std::vector<std::string>& patterns,
+                                     const sandbox::ScanCancel& cancel) {
+  static std::mutex mu;
+  static std::map<std::string, sandbox::BlockedScan> caches;  // by file name
+  std::lock_guard<std::mutex> lock(mu);
+  sandbox::ScanLimits limits;
+  std::string name = sandbox::BlockedScanFileName(roots, patterns, limits);
+  std::string state = StateDir(c);
+  std::string file = state.empty() ? "" : state + "/" + name;
+  // A process that serves many workspaces keeps the last few.
+  if (caches.size() >= 8 && caches.find(name) == caches.end()) caches.clear();
+  auto [it, added] = caches.try_emplace(name);
+  sandbox::BlockedScan& cache = it->second;
+  std::string ignored;
+  // A workspace seen for the first time (or a damaged file) is when old files are cleared.
+  if (added && !file.empty() && !sandbox::LoadBlockedScan(file, &cache, &ignored))
+    sandbox::RemoveOldBlockedScans(state, kBlockedScanMaxAgeSeconds);
+  sandbox::ScanResult found = sandbox::Scan(&cache, roots, patterns, limits, cancel);
+  // Not saving is not an error: the next run reads the directories again.
+  if (cache.dirty && !file.empty() && sandbox::SaveBlockedScan(cache, file, &ignored))
+    cache.dirty = false;
+  return found;
 }
 
 // Which sandbox the command runs in (SH-20): bubblewrap when it works; otherwise Landlock and
@@ -143,6 +197,49 @@ bool ChooseSandbox(const RunContext& c, RunResult* r, std::string* bwrap, std::s
     return false;
   }
   r->sandbox_reason = "auto: running without a sandbox, because " + why;
+  return true;
+}
+
+// Step 5 under bubblewrap: the roots are scanned for blocked names (.env, *.pem ...), which
+// become paths in `spec`. The scan's time counts against the command's timeout (`took`). False
+// when it was cancelled or timed out: `r` says so, and the command must not start, since what
+// it must not see is not known.
+bool HideBlockedNames(const RunContext& c, const std::vector<std::string>& roots,
+                      std::chrono::milliseconds timeout, sandbox::SandboxSpec* spec, RunResult* r,
+                      std::chrono::milliseconds* took) {
+  auto start = std::chrono::steady_clock::now();
+  auto deadline = start + timeout;
+  bool timed_out = false;
+  std::vector<std::string> scan_roots =
+      sandbox::BlockedScanRoots(c.settings.sandbox, roots, c.home);
+  sandbox::ScanResult found =
+      ScanBlockedNames(c, scan_roots, sandbox::BlockedNamePatterns(c.settings.sandbox), [&] {
+        if (c.cancel != nullptr && c.cancel->cancelled()) return true;
+        timed_out = std::chrono::steady_clock::now() >= deadline;
+        return timed_out;
+      });
+  *took = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
+                                                                start);
+  if (found.cancelled) {
+    r->outcome = Outcome::kRan;  // as for a timeout or cancel before the command started
+    r->duration_ms = took->count();
+    if (timed_out) {
+      r->timed_out = true;
+      r->error =
+          "command timed out after " + Seconds(timeout) + " s while scanning for blocked files";
+    } else {
+      r->cancelled = true;
+      r->error = "command cancelled while scanning for blocked files";
+    }
+    return false;
+  }
+  sandbox::AddBlockedMatches(found, scan_roots, spec);
+  if (found.truncated) {
+    r->sandbox_note = "blocked-name scan stopped at " +
+                      WithCommas(sandbox::ScanLimits().max_entries) +
+                      " entries; deeper files are not masked";
+    r->sandbox_reason += "; " + r->sandbox_note;
+  }
   return true;
 }
 
@@ -260,6 +357,18 @@ RunResult RunShellCommand(const RunRequest& request, const RunContext& c) {
     if (spec.sockets_truncated && !landlock)
       result.sandbox_reason +=
           "; the search for host UNIX sockets stopped at its limit, later ones are not masked";
+  }
+  if (!bwrap_path.empty()) {
+    // Only for bubblewrap: Landlock cannot hide a path inside a readable tree, so the scan would
+    // change nothing there.
+    std::chrono::milliseconds scanned{0};
+    if (!HideBlockedNames(c, roots, *timeout, &spec, &result, &scanned)) {
+      exec::RemoveSpool(&spool);
+      return result;
+    }
+    options.timeout = std::max(std::chrono::milliseconds(1), *timeout - scanned);
+  }
+  if (!bwrap_path.empty() || landlock) {
     bool ok = !bwrap_path.empty() ? sandbox::SandboxPlan(bwrap_path, spec, cwd->path, confine,
                                                          &plan, &seccomp, &ruleset, &error)
                                   : sandbox::LandlockPlan(spec, &plan, &ruleset, &error);
@@ -295,9 +404,7 @@ RunResult RunShellCommand(const RunRequest& request, const RunContext& c) {
   result.cancelled = ran.cancelled && !ran.timed_out;
   result.output_bytes = ran.output_bytes;
   if (ran.timed_out) {
-    char secs[32];
-    snprintf(secs, sizeof secs, "%g", static_cast<double>(timeout->count()) / 1000.0);
-    result.error = std::string("command timed out after ") + secs + " s";
+    result.error = "command timed out after " + Seconds(*timeout) + " s";
   } else if (result.cancelled) {
     result.error = "command cancelled";
   } else if (ran.exited) {

@@ -78,7 +78,10 @@ struct RunResult {
   std::optional<policy::Verdict> verdict;
   std::string sandbox_mode;    // "bwrap", "landlock", or "off" (ran without a sandbox)
   std::string sandbox_reason;  // why that mode (e.g. what "auto" fell back from)
-  std::string advice;          // when the command failed on a wall of the sandbox: what to do
+  // What the sandbox left undone that is not an error: the blocked-name scan stopping at its
+  // entry limit. Also at the end of sandbox_reason.
+  std::string sandbox_note;
+  std::string advice;  // when the command failed on a wall of the sandbox: what to do
   // A dry run: the program and its arguments that would be executed. Descriptors 3 and up are
   // the sandbox's: the seccomp filter, then the Landlock ruleset.
   std::vector<std::string> plan;

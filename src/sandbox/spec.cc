@@ -1,10 +1,12 @@
 #include "sandbox/spec.h"
 
+#include <glob.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 
 #include <algorithm>
 
+#include "sandbox/blocked_names.h"
 #include "sandbox/host_sockets.h"
 
 namespace safesh::sandbox {
@@ -43,6 +45,40 @@ bool Inside(const std::string& path, const std::string& root) {
 
 void AddUnique(std::vector<std::string>* v, const std::string& p) {
   if (!p.empty() && std::find(v->begin(), v->end(), p) == v->end()) v->push_back(p);
+}
+
+// Hides `path` (as written: a link there is masked at its real path, which is what bubblewrap
+// would mount over anyway). A path that does not exist, or a link that points nowhere, is left
+// alone: there is nothing to read, and bubblewrap would create the missing target on the host.
+void AddBlocked(const std::string& path, SandboxSpec* spec) {
+  struct stat st;
+  if (lstat(path.c_str(), &st) != 0) return;
+  std::string r = Real(path);
+  if (r.empty()) return;
+  if (IsDir(r)) {
+    AddUnique(&spec->blocked_dirs, r);
+  } else {
+    AddUnique(&spec->blocked_files, r);
+  }
+}
+
+// What glob(3) finds for `pattern`, without `.` and `..` (`.*` matches them, and hiding a
+// parent would hide far more than was meant).
+std::vector<std::string> Glob(const std::string& pattern) {
+  std::vector<std::string> out;
+  glob_t g;
+  if (glob(pattern.c_str(), GLOB_NOSORT, nullptr, &g) == 0) {
+    for (size_t i = 0; i < g.gl_pathc; ++i) {
+      std::string p = g.gl_pathv[i];
+      if (p.find("/./") != std::string::npos || p.find("/../") != std::string::npos ||
+          p.ends_with("/.") || p.ends_with("/..")) {
+        continue;
+      }
+      out.push_back(std::move(p));
+    }
+  }
+  globfree(&g);
+  return out;
 }
 
 }  // namespace
@@ -170,23 +206,58 @@ SandboxSpec BuildSpec(const config::SandboxSettings& settings,
   spec.sockets = std::move(sockets.sockets);
   spec.sockets_truncated = sockets.truncated;
 
-  std::vector<std::string> blocked = DefaultBlockedPaths(home);
-  for (const std::string& p : settings.blocked_paths)
-    blocked.push_back(Expand(p, home, base));
-  for (const std::string& b : blocked) {
-    struct stat st;
-    // The path itself, not what a link there points to: a link is masked where it is, and what
-    // it points to is masked too when it is itself a blocked path.
-    if (lstat(b.c_str(), &st) != 0) continue;
-    std::string r = Real(b);
-    if (r.empty()) continue;
-    if (IsDir(r)) {
-      AddUnique(&spec.blocked_dirs, r);
-    } else {
-      AddUnique(&spec.blocked_files, r);
+  for (const std::string& b : DefaultBlockedPaths(home))
+    AddBlocked(b, &spec);
+  for (const std::string& p : settings.blocked_paths) {
+    switch (ClassifyBlockedEntry(p)) {
+      case BlockedEntryKind::kName:
+        break;  // matched by the scan
+      case BlockedEntryKind::kGlob:
+        for (const std::string& g : Glob(Expand(p, home, base)))
+          AddBlocked(g, &spec);
+        break;
+      case BlockedEntryKind::kPath:
+        AddBlocked(Expand(p, home, base), &spec);
+        break;
     }
   }
   return spec;
+}
+
+std::vector<std::string> BlockedScanRoots(const config::SandboxSettings& settings,
+                                          const std::vector<std::string>& roots,
+                                          const std::string& home) {
+  std::string base = roots.empty() ? std::string("/") : roots[0];
+  std::vector<std::string> wanted = roots;
+  for (const std::string& p : settings.read_only_paths)
+    wanted.push_back(Expand(p, home, base));
+  std::vector<std::string> out;
+  for (const std::string& w : wanted) {
+    std::string r = Real(w);
+    if (!r.empty() && IsDir(r)) AddUnique(&out, r);
+  }
+  return out;
+}
+
+std::vector<std::string> BlockedNamePatterns(const config::SandboxSettings& settings) {
+  std::vector<std::string> out = DefaultBlockedNames();
+  for (const std::string& p : settings.blocked_paths) {
+    if (ClassifyBlockedEntry(p) == BlockedEntryKind::kName) out.push_back(p);
+  }
+  return out;
+}
+
+void AddBlockedMatches(const ScanResult& scan, const std::vector<std::string>& scan_roots,
+                       SandboxSpec* spec) {
+  for (const std::vector<std::string>* found : {&scan.files, &scan.dirs}) {
+    for (const std::string& p : *found) {
+      std::string r = Real(p);
+      bool holds_a_root = false;
+      for (const std::string& root : scan_roots)
+        holds_a_root = holds_a_root || Inside(root, r);
+      if (!r.empty() && !holds_a_root) AddBlocked(p, spec);
+    }
+  }
 }
 
 }  // namespace safesh::sandbox

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "config/settings.h"
+#include "sandbox/blocked_scan.h"
 
 namespace safesh::sandbox {
 
@@ -41,12 +42,36 @@ std::vector<std::string> ShellStartupFiles(const std::string& home);
 //   writable: the roots, [sandbox] writable_paths, /tmp, /var/tmp, $TMPDIR, ~/.cache;
 //   read-only: [sandbox] read_only_paths, .git/config of each root (unless allow_git_config),
 //     the shell start-up files in the home folder;
-//   blocked: the defaults and [sandbox] blocked_paths (those that exist);
+//   blocked: the defaults and the [sandbox] blocked_paths that are paths (those that exist) or
+//     path globs (what glob(3) finds; as in the shell, `*` does not match a leading dot);
+//     the blocked names are added by the scan (AddBlockedMatches);
 //   sockets: the host's UNIX sockets (host_sockets.h), but [sandbox] allow_unix_sockets;
 //   missing: .git/hooks (and .git/config) of each root that has a .git directory, and start-up
 //     files that do not exist yet, wherever they lie inside a writable root.
 // Paths are made absolute and real; ones that do not exist are left out (except "missing").
 SandboxSpec BuildSpec(const config::SandboxSettings& settings,
                       const std::vector<std::string>& roots, const std::string& home);
+
+// The directories the blocked-name scan walks (blocked_scan.h): `roots` (the workspace and
+// [sandbox] writable_paths) and [sandbox] read_only_paths, as real paths, those that are
+// directories, each once. Not /tmp, /var/tmp, $TMPDIR or ~/.cache, although commands may write
+// there: they are shared with every other program and often large, so they would use up the
+// entry limit and make every command slower, and what other programs leave there is not the
+// workspace's to hide.
+std::vector<std::string> BlockedScanRoots(const config::SandboxSettings& settings,
+                                          const std::vector<std::string>& roots,
+                                          const std::string& home);
+
+// The name patterns the scan matches: DefaultBlockedNames(), then the [sandbox] blocked_paths
+// entries that are names.
+std::vector<std::string> BlockedNamePatterns(const config::SandboxSettings& settings);
+
+// Adds what the scan found to the spec's blocked files and directories, as BuildSpec adds a
+// blocked path: at its real path, so a matched link is masked where it points (bubblewrap
+// mounts over a link's target in any case) and a link that points nowhere is left alone. A
+// match whose real path is or holds one of `scan_roots` (a link `x.pem -> /`, an unreadable
+// root) is left alone: masking it would hide the workspace itself, not a secret.
+void AddBlockedMatches(const ScanResult& scan, const std::vector<std::string>& scan_roots,
+                       SandboxSpec* spec);
 
 }  // namespace safesh::sandbox

@@ -1,0 +1,111 @@
+// From settings to the spec: which roots are scanned, which patterns, path globs, and how the
+// scan's matches (links among them) become masks.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include "sandbox/blocked_names.h"
+#include "sandbox/spec.h"
+
+namespace safesh::sandbox {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool Has(const std::vector<std::string>& v, const std::string& s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
+
+class BlockedSpec : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char t[] = "/tmp/safesh-blocked-spec-XXXXXX";
+    ASSERT_NE(mkdtemp(t), nullptr);
+    char* real = realpath(t, nullptr);
+    dir_ = real;
+    free(real);
+    ws_ = dir_ + "/ws";
+    home_ = dir_ + "/home";
+    fs::create_directories(ws_);
+    fs::create_directories(home_ + "/.cache");
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string dir_, ws_, home_;
+};
+
+TEST_F(BlockedSpec, TheRootsAreTheWorkspaceAndTheConfiguredPathsNotTheTempFolders) {
+  fs::create_directories(ws_ + "/ro");
+  fs::create_directories(home_ + "/go");
+  std::ofstream(ws_ + "/ro-file") << "x";
+  config::SandboxSettings s;
+  s.writable_paths = {"~/go", "/tmp"};  // written: /tmp is scanned as asked
+  s.read_only_paths = {"ro", "ro-file", "missing"};
+  // The caller's roots: the workspace and the writable paths, expanded (run_shell_command.cc).
+  std::vector<std::string> roots = {ws_, home_ + "/go", "/tmp", ws_ + "/../ws"};
+  std::vector<std::string> got = BlockedScanRoots(s, roots, home_);
+  EXPECT_EQ(got, (std::vector<std::string>{ws_, home_ + "/go", "/tmp", ws_ + "/ro"}));
+  // Without them, none of the folders every sandbox may write to is scanned.
+  std::vector<std::string> plain = BlockedScanRoots(config::SandboxSettings(), {ws_}, home_);
+  EXPECT_EQ(plain, std::vector<std::string>{ws_});
+  SandboxSpec spec = BuildSpec(config::SandboxSettings(), {ws_}, home_);
+  EXPECT_TRUE(Has(spec.writable, "/tmp"));
+  EXPECT_TRUE(Has(spec.writable, home_ + "/.cache"));
+}
+
+TEST_F(BlockedSpec, NamePatternsAreTheDefaultsThenTheSettingsNames) {
+  config::SandboxSettings s;
+  s.blocked_paths = {"*.tfvars", "~/secrets", "/srv/*.pem", "conf/prod.json", "token.txt"};
+  std::vector<std::string> want = DefaultBlockedNames();
+  want.push_back("*.tfvars");
+  want.push_back("token.txt");
+  EXPECT_EQ(BlockedNamePatterns(s), want);
+}
+
+TEST_F(BlockedSpec, PathGlobsAreExpandedAndNamesAreLeftToTheScan) {
+  fs::create_directories(ws_ + "/conf");
+  fs::create_directories(home_ + "/.config/tool");
+  for (const char* f : {"/conf/prod.json", "/conf/dev.json", "/conf/readme.txt",
+                        "/conf/.hidden.json", "/token.txt"})
+    std::ofstream(ws_ + f) << "x";
+  std::ofstream(home_ + "/.config/tool/token") << "x";
+  config::SandboxSettings s;
+  s.blocked_paths = {"conf/*.json", "~/.config/*/token", "conf/.*", "token.txt"};
+  SandboxSpec spec = BuildSpec(s, {ws_}, home_);
+  EXPECT_TRUE(Has(spec.blocked_files, ws_ + "/conf/prod.json"));
+  EXPECT_TRUE(Has(spec.blocked_files, ws_ + "/conf/dev.json"));
+  EXPECT_TRUE(Has(spec.blocked_files, ws_ + "/conf/.hidden.json"));  // through `.*` only
+  EXPECT_TRUE(Has(spec.blocked_files, home_ + "/.config/tool/token"));
+  EXPECT_FALSE(Has(spec.blocked_files, ws_ + "/conf/readme.txt"));
+  // `.*` matches `.` and `..` for glob(3): neither the folder nor its parent is hidden.
+  EXPECT_FALSE(Has(spec.blocked_dirs, ws_ + "/conf"));
+  EXPECT_FALSE(Has(spec.blocked_dirs, ws_));
+  // A name is not a workspace path any more: the scan finds it, wherever it is.
+  EXPECT_FALSE(Has(spec.blocked_files, ws_ + "/token.txt"));
+}
+
+TEST_F(BlockedSpec, MatchesBecomeMasksAtTheirRealPath) {
+  fs::create_directories(ws_ + "/keys.pem");  // a matched directory
+  fs::create_directories(dir_ + "/elsewhere");
+  std::ofstream(ws_ + "/.env") << "x";
+  std::ofstream(dir_ + "/elsewhere/real") << "x";
+  fs::create_symlink(dir_ + "/elsewhere/real", ws_ + "/link.key");
+  fs::create_symlink(dir_ + "/nothing", ws_ + "/dangling.key");
+  fs::create_symlink("/", ws_ + "/root.pem");
+  fs::create_symlink(dir_, ws_ + "/parent.pem");
+  ScanResult found = FullScan({ws_}, DefaultBlockedNames(), ScanLimits(), [] { return false; });
+  EXPECT_EQ(found.files.size(), 5u);
+  SandboxSpec spec;
+  AddBlockedMatches(found, {ws_}, &spec);
+  std::sort(spec.blocked_files.begin(), spec.blocked_files.end());
+  EXPECT_EQ(spec.blocked_files,
+            (std::vector<std::string>{dir_ + "/elsewhere/real", ws_ + "/.env"}));
+  // A link to a folder that holds the workspace would hide the workspace itself: left alone.
+  EXPECT_EQ(spec.blocked_dirs, std::vector<std::string>{ws_ + "/keys.pem"});
+}
+
+}  // namespace
+}  // namespace safesh::sandbox
