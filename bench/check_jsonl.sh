@@ -12,6 +12,8 @@ command -v hyperfine >/dev/null || { echo "check_jsonl: hyperfine is missing (sc
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
+# Each verdict is recorded in the audit log: in a state folder of the bench's own, not the user's.
+export XDG_STATE_HOME="$work/state"
 seed="$work/seed.jsonl"
 # The corpus's command columns are JSON strings already.
 tail -n +2 "$root/tests/data/corpus/bypass.tsv" | cut -f2 >"$seed"

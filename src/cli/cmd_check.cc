@@ -6,9 +6,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "audit/log.h"
 #include "cli/verbs.h"
 #include "config/settings.h"
+#include "exec/env.h"
+#include "pipeline/audit_trail.h"
+#include "pipeline/mask_secrets.h"
 #include "policy/verdict.h"
+#include "util/random_id.h"
 
 namespace safesh::cli {
 
@@ -27,6 +32,8 @@ void AddCheckCommand(CLI::App& app, CheckArgs& args) {
       ->type_name("COMMAND");
   cmd->footer(
       "Exit status: 0 allow, 1 ask (needs approval), 2 deny, 64 usage error, 78 bad settings.\n"
+      "Each verdict is recorded in the audit log (see safesh audit); when it cannot be, a\n"
+      "warning says so on standard error and the exit status is the verdict's.\n"
       "Without --config there are no rules: every command needs approval, except searches of\n"
       "the whole disk or home folder, which are denied.");
 }
@@ -57,14 +64,61 @@ void PrintText(const policy::Verdict& v) {
   }
 }
 
+// Each verdict goes to the audit log, masked like everything else safesh writes; a log that
+// cannot be written is said once on stderr (nothing runs here, so nothing is refused).
+class CheckAudit {
+ public:
+  explicit CheckAudit(const config::Settings& settings) : log_(audit::DefaultAuditDir()) {
+    exec::EnvRules rules;
+    if (settings.sandbox.scrub_env) rules.scrub = *settings.sandbox.scrub_env;
+    secrets_ = exec::BuildChildEnv(exec::CurrentEnvironment(), rules).secrets;
+    redaction_ = audit::Redaction(secrets_, rules.scrub);
+    char buf[4096];
+    if (getcwd(buf, sizeof buf) != nullptr) cwd_ = buf;
+  }
+
+  // Records the verdict on `command` (or `argv`), then masks secrets in it for printing.
+  void Record(const std::string* command, const std::vector<std::string>* argv,
+              policy::Verdict* v) {
+    audit::Record r("check", util::RandomHex(8), &redaction_);
+    r.Str("client", "check");
+    r.Str("cwd", cwd_);
+    if (command != nullptr) r.Str("command", *command);
+    if (argv != nullptr) r.Strs("argv", *argv);
+    pipeline::AddVerdict(*v, &r);
+    std::string error;
+    if (!log_.Append(r, &error) && !warned_) {
+      std::cerr << "safesh check: warning: the verdict was not recorded in the audit log: " << error
+                << "\n";
+      warned_ = true;
+    }
+    pipeline::MaskSecrets(v, secrets_);
+  }
+
+ private:
+  audit::Log log_;
+  std::vector<exec::Secret> secrets_;
+  audit::Redaction redaction_;
+  std::string cwd_;
+  bool warned_ = false;
+};
+
 // One line of --jsonl input: a JSON string (a command line) or an array of strings (an argv).
 std::string JudgeLine(const policy::Policy* p, const std::string& line,
-                      const policy::JudgeOptions& options) {
+                      const policy::JudgeOptions& options, CheckAudit* audit) {
   nlohmann::json j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-  if (j.is_string()) return policy::VerdictJson(policy::Judge(p, j.get<std::string>(), options));
+  if (j.is_string()) {
+    std::string command = j.get<std::string>();
+    policy::Verdict v = policy::Judge(p, command, options);
+    audit->Record(&command, nullptr, &v);
+    return policy::VerdictJson(v);
+  }
   if (j.is_array() && !j.empty() &&
       std::all_of(j.begin(), j.end(), [](const nlohmann::json& e) { return e.is_string(); })) {
-    return policy::VerdictJson(policy::JudgeArgv(p, j.get<std::vector<std::string>>(), options));
+    std::vector<std::string> argv = j.get<std::vector<std::string>>();
+    policy::Verdict v = policy::JudgeArgv(p, argv, options);
+    audit->Record(nullptr, &argv, &v);
+    return policy::VerdictJson(v);
   }
   nlohmann::json err = {{"error", j.is_discarded()
                                       ? "the line is not valid JSON: write each command as a "
@@ -83,6 +137,7 @@ int RunCheck(const CheckArgs& args) {
   const policy::Policy* p = compiled ? &*compiled : nullptr;
   policy::JudgeOptions options;
   options.home = HomeFolder();
+  CheckAudit audit(settings);
 
   if (args.jsonl) {
     if (!args.words.empty() || args.argv_mode) {
@@ -93,7 +148,7 @@ int RunCheck(const CheckArgs& args) {
     std::string line, out;
     while (std::getline(std::cin, line)) {
       if (!line.empty() && line.back() == '\r') line.pop_back();
-      out = JudgeLine(p, line, options);
+      out = JudgeLine(p, line, options, &audit);
       out += '\n';
       std::cout << out;
     }
@@ -107,6 +162,7 @@ int RunCheck(const CheckArgs& args) {
   policy::Verdict v;
   if (args.argv_mode) {
     v = policy::JudgeArgv(p, args.words, options);
+    audit.Record(nullptr, &args.words, &v);
   } else {
     if (args.words.size() > 1) {
       std::cerr << "safesh check: give the command line as one argument (quote it), or use "
@@ -118,6 +174,7 @@ int RunCheck(const CheckArgs& args) {
       return kExitUsage;
     }
     v = policy::Judge(p, args.words[0], options);
+    audit.Record(&args.words[0], nullptr, &v);
   }
   if (args.json) {
     std::cout << policy::VerdictJson(v) << "\n";

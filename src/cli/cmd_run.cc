@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "approval/store.h"
+#include "audit/log.h"
 #include "cli/verbs.h"
 #include "exec/cancel.h"
 #include "exec/env.h"
@@ -35,14 +37,17 @@ void AddRunCommand(CLI::App& app, RunArgs& args) {
                 "bubblewrap command line), and run nothing");
   cmd->add_option("--approve", args.approve,
                   "When the policy asks: ask (at the terminal), yes, or no (default: ask at a "
-                  "terminal, otherwise the [approvals] headless answer)")
+                  "terminal, otherwise the [approvals] headless answer). A remembered approval "
+                  "answers before any of these")
       ->check(CLI::IsMember({"ask", "yes", "no"}));
   cmd->add_option("command", args.words, "The command line (use -- before it)")
       ->type_name("COMMAND");
   cmd->footer(
       "Exit status: the command's; 124 timed out; 130 cancelled; 128+N killed by signal N;\n"
       "77 denied or not approved; 69 sandbox required but unavailable; 64 bad request;\n"
-      "70 could not be started; 78 bad settings.");
+      "70 could not be started (also when the audit log cannot be written); 78 bad settings.\n"
+      "Approvals answered \"always\" are remembered for the exact command in this workspace\n"
+      "(see safesh approvals); every request is recorded in the audit log (see safesh audit).");
 }
 
 namespace {
@@ -107,6 +112,11 @@ int RunRun(const RunArgs& args) {
     context.sandbox_override = o;
   if (const char* b = std::getenv("SAFESH_BWRAP"); b != nullptr) context.bwrap = b;
   if (const char* l = std::getenv("SAFESH_SANDBOX_LAUNCHER"); l != nullptr) context.launcher = l;
+  // Remembered approvals and the audit log, in the user's state folder.
+  context.approvals_file = approval::DefaultApprovalsFile();
+  audit::Log audit_log(audit::DefaultAuditDir());
+  context.audit = &audit_log;
+  context.client = "run";
 
   if (args.approve == "yes") {
     context.prompter = [](const approval::ApprovalRequest&) { return approval::Answer::kApprove; };

@@ -18,6 +18,10 @@ int main(int argc, char** argv) {
   safesh::cli::AddRunCommand(app, run_args);
   safesh::cli::DoctorArgs doctor_args;
   safesh::cli::AddDoctorCommand(app, doctor_args);
+  safesh::cli::ApprovalsArgs approvals_args;
+  safesh::cli::AddApprovalsCommand(app, approvals_args);
+  safesh::cli::AuditArgs audit_args;
+  safesh::cli::AddAuditCommand(app, audit_args);
 
   try {
     app.parse(argc, argv);
@@ -36,5 +40,7 @@ int main(int argc, char** argv) {
   if (app.got_subcommand("check")) return safesh::cli::RunCheck(check_args);
   if (app.got_subcommand("run")) return safesh::cli::RunRun(run_args);
   if (app.got_subcommand("doctor")) return safesh::cli::RunDoctor(doctor_args);
+  if (app.got_subcommand("approvals")) return safesh::cli::RunApprovals(approvals_args);
+  if (app.got_subcommand("audit")) return safesh::cli::RunAudit(audit_args);
   return safesh::cli::kExitUsage;
 }

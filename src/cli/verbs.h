@@ -69,4 +69,22 @@ struct DoctorArgs {
 void AddDoctorCommand(CLI::App& app, DoctorArgs& args);
 int RunDoctor(const DoctorArgs& args);
 
+struct ApprovalsArgs {
+  bool json = false;
+  bool revoke = false;  // `safesh approvals revoke`
+  bool all = false;
+  std::vector<std::string> ids;
+};
+
+void AddApprovalsCommand(CLI::App& app, ApprovalsArgs& args);
+int RunApprovals(const ApprovalsArgs& args);
+
+struct AuditArgs {
+  std::string since = "24h";
+  bool json = false;
+};
+
+void AddAuditCommand(CLI::App& app, AuditArgs& args);
+int RunAudit(const AuditArgs& args);
+
 }  // namespace safesh::cli

@@ -12,6 +12,9 @@
 #include "exec/redact.h"
 #include "exec/runner.h"
 #include "exec/spool.h"
+#include "pipeline/approve.h"
+#include "pipeline/audit_trail.h"
+#include "pipeline/mask_secrets.h"
 #include "pipeline/validate.h"
 #include "sandbox/advice.h"
 #include "sandbox/blocked_scan.h"
@@ -243,9 +246,16 @@ bool HideBlockedNames(const RunContext& c, const std::vector<std::string>& roots
   return true;
 }
 
-}  // namespace
+// A record the audit log would not take: nothing runs (pipeline/audit_trail.h).
+RunResult AuditRefusal(const AuditTrail& trail, const char* what) {
+  return Refuse(Outcome::kFailedToStart,
+                std::string("the ") + what + " could not be recorded in the audit log (" +
+                    trail.error() +
+                    "): nothing ran; safesh does not run commands it cannot record");
+}
 
-RunResult RunShellCommand(const RunRequest& request, const RunContext& c) {
+RunResult RunSteps(const RunRequest& request, const RunContext& c, AuditTrail* trail,
+                   std::string* notes) {
   // 1. Validate.
   if (request.command.find_first_not_of(" \t\r\n") == std::string::npos)
     return Refuse(Outcome::kInvalid, "the command is empty: give a bash command to run");
@@ -276,6 +286,7 @@ RunResult RunShellCommand(const RunRequest& request, const RunContext& c) {
   policy::JudgeOptions judge_options;
   judge_options.home = c.home;
   policy::Verdict verdict = policy::Judge(c.policy, request.command, judge_options);
+  if (!trail->Verdict(verdict)) return AuditRefusal(*trail, "verdict");
   RunResult result;
   result.verdict = verdict;
   if (verdict.decision == policy::Decision::kDeny) {
@@ -290,25 +301,9 @@ RunResult RunShellCommand(const RunRequest& request, const RunContext& c) {
   if (!ChooseSandbox(c, &result, &bwrap_path, &confine, &landlock)) return result;
 
   // 3. Approve (a dry run runs nothing, so there is nothing to approve).
-  if (verdict.decision == policy::Decision::kAsk && !request.dry_run) {
-    approval::ApprovalRequest ask{request.command, cwd->path, false, verdict.reason};
-    approval::Answer answer = c.prompter ? c.prompter(ask) : approval::Answer::kNoOneToAsk;
-    if (answer == approval::Answer::kNoOneToAsk) {
-      answer = c.settings.approvals.headless == "allow" ? approval::Answer::kApprove
-                                                        : approval::Answer::kDeny;
-      if (answer == approval::Answer::kDeny) {
-        result.outcome = Outcome::kNotApproved;
-        result.error = "blocked by command policy: " + verdict.reason +
-                       "; it needs approval and no one could be asked (approve it with "
-                       "--approve yes, or add a pattern for it to [commands] auto_approve)";
-        return result;
-      }
-    }
-    if (answer == approval::Answer::kDeny) {
-      result.outcome = Outcome::kNotApproved;
-      result.error = "blocked by command policy: not approved (" + verdict.reason + ")";
-      return result;
-    }
+  if (verdict.decision == policy::Decision::kAsk && !request.dry_run &&
+      !Approve(request, cwd->path, verdict, roots, c, trail, &result, notes)) {
+    return result;
   }
 
   // 4. Environment and spool.
@@ -385,6 +380,7 @@ RunResult RunShellCommand(const RunRequest& request, const RunContext& c) {
     result.exit_code = 0;
     return result;
   }
+  if (!trail->Start(result, *timeout)) return AuditRefusal(*trail, "start");
   exec::ExecResult ran = exec::Execute(plan, options);
 
   // 6. The result.
@@ -438,6 +434,19 @@ RunResult RunShellCommand(const RunRequest& request, const RunContext& c) {
   } else {
     exec::RemoveSpool(&spool);
   }
+  return result;
+}
+
+}  // namespace
+
+RunResult RunShellCommand(const RunRequest& request, const RunContext& c) {
+  AuditTrail trail(request, c);
+  std::string notes;
+  RunResult result =
+      trail.ok() ? RunSteps(request, c, &trail, &notes) : AuditRefusal(trail, "request");
+  if (!notes.empty()) result.error += (result.error.empty() ? "" : "; ") + notes;
+  trail.End(&result, request.dry_run);
+  MaskSecrets(&result, trail.secrets());
   return result;
 }
 

@@ -2,6 +2,7 @@
 //
 //   validate (command, cwd, timeout) → policy verdict → approval → environment → spool
 //   → execute under the guard → capped view of the output → RunResult
+// and, when the context has an audit log, a record of each step (pipeline/audit_trail.h).
 //
 // Shared by the CLI (`safesh run`), the MCP server, the hooks and library users: each builds a
 // RunContext once and calls RunShellCommand per request. A process that runs commands should
@@ -20,6 +21,10 @@
 #include "config/settings.h"
 #include "exec/cancel.h"
 #include "policy/verdict.h"
+
+namespace safesh::audit {
+class Log;
+}
 
 namespace safesh::pipeline {
 
@@ -51,6 +56,13 @@ struct RunContext {
   std::string confine;
   bool caller_is_subreaper = false;  // see exec::ExecOptions
   uint64_t spool_cap = 0;            // the most one command spools (0: exec::kSpoolMaxRunBytes)
+  // Remembered "always" approvals (approval/store.h). Empty: none are looked up or kept, and
+  // an "always" answer approves once.
+  std::string approvals_file;
+  // The audit log (audit/log.h); null: nothing is recorded. With a log, a command whose
+  // records cannot be written does not run (see pipeline/audit_trail.h).
+  audit::Log* audit = nullptr;
+  std::string client;  // who asks, for the audit log: "run", "mcp", ... (empty: "library")
 };
 
 struct RunResult {

@@ -1,0 +1,30 @@
+// The approval step of RunShellCommand, for a verdict of "ask": a remembered "always" answer
+// (approval/store.h), else the prompter, else the configured headless answer. Each step is
+// recorded in the audit trail. A denial never runs anything.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "pipeline/audit_trail.h"
+#include "pipeline/run_shell_command.h"
+
+namespace safesh::pipeline {
+
+// True when the command may run. False with result->outcome and result->error set: not
+// approved (kNotApproved), or its approval could not be recorded (kFailedToStart). `*notes`
+// gets what the caller should hear even though the command runs: an "always" that could not
+// be remembered, remembered approvals that could not be read.
+//
+// `roots` are the folders commands may write (the workspace and [sandbox] writable_paths);
+// with the temporary folders and ~/.cache, an approvals file inside one of them is not used:
+// a command could have written it.
+bool Approve(const RunRequest& request, const std::string& cwd, const policy::Verdict& verdict,
+             const std::vector<std::string>& roots, const RunContext& context, AuditTrail* trail,
+             RunResult* result, std::string* notes);
+
+// The workspace as approvals remember it: its real path (or the path as given, when it cannot
+// be resolved), so that one folder reached by two paths is one workspace.
+std::string ApprovalWorkspace(const std::string& workspace);
+
+}  // namespace safesh::pipeline
