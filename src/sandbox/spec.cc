@@ -8,6 +8,7 @@
 
 #include "sandbox/blocked_names.h"
 #include "sandbox/host_sockets.h"
+#include "util/state_dir.h"
 
 namespace safesh::sandbox {
 namespace {
@@ -208,6 +209,8 @@ SandboxSpec BuildSpec(const config::SandboxSettings& settings,
 
   for (const std::string& b : DefaultBlockedPaths(home))
     AddBlocked(b, &spec);
+  // safesh's own state (approvals, audit log, spool) wherever XDG_STATE_HOME puts it.
+  if (std::string state = util::StateDir(); !state.empty()) AddBlocked(state, &spec);
   for (const std::string& p : settings.blocked_paths) {
     switch (ClassifyBlockedEntry(p)) {
       case BlockedEntryKind::kName:

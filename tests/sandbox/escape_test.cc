@@ -148,6 +148,26 @@ TEST_P(Escape, ReadABlockedPathEveryWay) {
   EXPECT_EQ(in.output.find("PRIVATE-KEY"), std::string::npos) << in.output;
 }
 
+// safesh's own state (approvals, the audit log, the spool) is hidden wherever XDG_STATE_HOME
+// puts it, here inside a writable root.
+TEST_P(Escape, SafeshStateIsHiddenWhereverItIs) {
+  if (landlock())
+    GTEST_SKIP()
+        << "Landlock cannot enforce this (documented): hiding a path inside a readable tree";
+  std::string state = dir_ + "/xdg-state";
+  fs::create_directories(state + "/safesh");
+  std::ofstream(state + "/safesh/approvals.json") << "APPROVALS-" << getpid() << "\n";
+  const char* was = getenv("XDG_STATE_HOME");
+  std::string old = was != nullptr ? was : "";
+  setenv("XDG_STATE_HOME", state.c_str(), 1);
+  ExpectBlocked("cat " + state + "/safesh/approvals.json", "APPROVALS-");
+  if (was != nullptr) {
+    setenv("XDG_STATE_HOME", old.c_str(), 1);
+  } else {
+    unsetenv("XDG_STATE_HOME");
+  }
+}
+
 TEST_P(Escape, ProtectedGitNamesAndStartupFiles) {
   if (landlock())
     GTEST_SKIP()
