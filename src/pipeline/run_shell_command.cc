@@ -340,7 +340,9 @@ RunResult RunSteps(const RunRequest& request, const RunContext& c, AuditTrail* t
   util::UniqueFd ruleset;  // the same, for Landlock (the launcher, or the layer in bubblewrap)
   sandbox::SandboxSpec spec;
   if (!bwrap_path.empty() || landlock) {
-    spec = sandbox::BuildSpec(c.settings.sandbox, roots, c.home);
+    std::string state = StateDir(c);
+    spec = sandbox::BuildSpec(c.settings.sandbox, roots, c.home,
+                              state.empty() ? "" : state + "/host-sockets");
     // A launcher that commands could replace is not one to rely on (a workspace that holds
     // safesh's own build): the layer is dropped, and the reason says so.
     if (!confine.empty() && sandbox::InsideAny(confine, spec.writable)) {

@@ -38,4 +38,20 @@ std::vector<SocketPlace> HostSocketPlaces(const std::string& home);
 SocketScan FindHostSockets(const std::vector<SocketPlace>& places,
                            const std::vector<std::string>& allowed, size_t max_entries = 20000);
 
+// FindHostSockets with a cache: the folders the last search read, each with its one stat
+// (device, inode, mtime and ctime to the nanosecond; a socket made, removed or renamed changes
+// its folder's), and the places that were missing. When no folder changed and none had changed
+// within 2 s of being read (file systems keep coarse times), the last answer stands and nothing
+// is read: a few dozen stats instead of reading every folder. Kept in memory for the life of
+// the process and in `cache_file` (safesh's private state folder; empty: memory only) between
+// runs of the CLI; a file that is not this user's private regular file, or is damaged, or was
+// made for other places, is ignored. A search that stopped at its limit is never reused.
+SocketScan FindHostSocketsCached(const std::vector<SocketPlace>& places,
+                                 const std::vector<std::string>& allowed,
+                                 const std::string& cache_file, size_t max_entries = 20000);
+
+// Drops what FindHostSocketsCached keeps in memory (the file stays): the next search starts
+// from the file, as a new process would.
+void ForgetHostSocketsInMemory();
+
 }  // namespace safesh::sandbox

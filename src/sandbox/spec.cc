@@ -139,7 +139,8 @@ std::vector<std::string> ShellStartupFiles(const std::string& home) {
 }
 
 SandboxSpec BuildSpec(const config::SandboxSettings& settings,
-                      const std::vector<std::string>& roots, const std::string& home) {
+                      const std::vector<std::string>& roots, const std::string& home,
+                      const std::string& socket_cache) {
   SandboxSpec spec;
   spec.network = settings.allow_network;
   std::string base = roots.empty() ? std::string("/") : roots[0];
@@ -203,7 +204,7 @@ SandboxSpec BuildSpec(const config::SandboxSettings& settings,
   std::vector<std::string> allowed;
   for (const std::string& p : settings.allow_unix_sockets)
     allowed.push_back(Expand(p, home, base));
-  SocketScan sockets = FindHostSockets(HostSocketPlaces(home), allowed);
+  SocketScan sockets = FindHostSocketsCached(HostSocketPlaces(home), allowed, socket_cache);
   spec.sockets = std::move(sockets.sockets);
   spec.sockets_truncated = sockets.truncated;
 

@@ -49,8 +49,11 @@ std::vector<std::string> ShellStartupFiles(const std::string& home);
 //   missing: .git/hooks (and .git/config) of each root that has a .git directory, and start-up
 //     files that do not exist yet, wherever they lie inside a writable root.
 // Paths are made absolute and real; ones that do not exist are left out (except "missing").
+// `socket_cache` (optional) is where the host-socket search keeps its cache between runs
+// (FindHostSocketsCached).
 SandboxSpec BuildSpec(const config::SandboxSettings& settings,
-                      const std::vector<std::string>& roots, const std::string& home);
+                      const std::vector<std::string>& roots, const std::string& home,
+                      const std::string& socket_cache = "");
 
 // The directories the blocked-name scan walks (blocked_scan.h): `roots` (the workspace and
 // [sandbox] writable_paths) and [sandbox] read_only_paths, as real paths, those that are

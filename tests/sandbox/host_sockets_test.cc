@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -74,6 +75,50 @@ TEST_F(HostSocketsTest, APlaceIsWalkedOnceAndTheLimitIsReported) {
   EXPECT_EQ(s.sockets, std::vector<std::string>{s1});
   s = FindHostSockets({{dir_, 1}}, {}, 5);
   EXPECT_TRUE(s.truncated);
+}
+
+// The cache: reused only while every folder it read is unchanged; a file that is not this user's
+// private file, or that does not match the folders, changes nothing.
+TEST_F(HostSocketsTest, TheCacheIsReusedOnlyWhileNothingChanged) {
+  std::string a = Socket("tmux-0/default");
+  std::string cache = dir_ + "/cache";  // (the test's folder; safesh uses its state folder)
+  std::vector<SocketPlace> places = {{dir_ + "/tmux-0", 2}, {dir_ + "/later", 2}};
+  ForgetHostSocketsInMemory();
+  EXPECT_EQ(FindHostSocketsCached(places, {}, cache).sockets, std::vector<std::string>{a});
+  // Folders read within 2 s of a change are read again (coarse file-system times): wait them
+  // out, so that the next search is the one that may reuse.
+  sleep(3);
+  EXPECT_EQ(FindHostSocketsCached(places, {}, cache).sockets, std::vector<std::string>{a});
+  struct stat saved;
+  ASSERT_EQ(stat(cache.c_str(), &saved), 0);
+  ForgetHostSocketsInMemory();  // from the file, as the next `safesh run` would
+  EXPECT_EQ(FindHostSocketsCached(places, {}, cache).sockets, std::vector<std::string>{a});
+  struct stat reused;
+  ASSERT_EQ(stat(cache.c_str(), &reused), 0);
+  EXPECT_EQ(reused.st_mtim.tv_nsec, saved.st_mtim.tv_nsec) << "searched again although unchanged";
+  // A new socket changes its folder: found at once, from memory or from the file.
+  std::string b = Socket("tmux-0/second");
+  EXPECT_EQ(FindHostSocketsCached(places, {}, cache).sockets, (std::vector<std::string>{a, b}));
+  // A place that was missing and appears is searched.
+  std::string c = Socket("later/x.sock");
+  ForgetHostSocketsInMemory();
+  EXPECT_EQ(FindHostSocketsCached(places, {}, cache).sockets, (std::vector<std::string>{c, a, b}));
+  // A cache file others could have written is not read (and the answer is still right).
+  sleep(3);
+  FindHostSocketsCached(places, {}, cache);
+  std::ofstream(cache, std::ios::trunc)
+      << "safesh-sockets 1 20000 2:" << dir_ << "/tmux-0 2:" << dir_ << "/later\nend\n";
+  chmod(cache.c_str(), 0644);
+  ForgetHostSocketsInMemory();
+  EXPECT_EQ(FindHostSocketsCached(places, {}, cache).sockets, (std::vector<std::string>{c, a, b}));
+  // A private file whose folder stamps are not the folders' (here: made up, and listing no
+  // socket) is not reused: the folders are searched again.
+  std::ofstream(cache, std::ios::trunc)
+      << "safesh-sockets 1 20000 2:" << dir_ << "/tmux-0 2:" << dir_ << "/later\nD 1 2 3 4 " << dir_
+      << "/tmux-0\nend\n";
+  chmod(cache.c_str(), 0600);
+  ForgetHostSocketsInMemory();
+  EXPECT_EQ(FindHostSocketsCached(places, {}, cache).sockets, (std::vector<std::string>{c, a, b}));
 }
 
 }  // namespace
