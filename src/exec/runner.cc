@@ -162,6 +162,23 @@ void SetStatus(int status, ExecResult* r) {
   }
 }
 
+// Why the command did not start, by the step that failed.
+std::string SpawnError(const LaunchPlan& plan, const GuardReport& rep) {
+  std::string why = strerror(rep.error);
+  switch (rep.step) {
+    case GuardReport::kStepCgroup:
+      return "cannot put the command in its cgroup (for its resource limits): " + why;
+    case GuardReport::kStepRlimit:
+      return "cannot set the command's resource limits (setrlimit): " + why;
+    case GuardReport::kStepConfine:
+      return "cannot confine the command (capabilities, Landlock, seccomp): " + why;
+    case GuardReport::kStepProcess:
+      return "cannot prepare the command's process (session, descriptors): " + why;
+    default:
+      return "cannot start " + plan.program + ": " + why;
+  }
+}
+
 // How often a guard that has not reported the command's end is sent SIGCONT.
 constexpr int kGuardNudgeMs = 500;
 
@@ -281,7 +298,7 @@ ExecResult Execute(const LaunchPlan& plan, const ExecOptions& options) {
           // safesh gave up (timeout, cancel) before the guard started the command.
           have_exit = true;
         } else if (rep.kind == GuardReport::kSpawnFailed) {
-          result.error = "cannot start " + plan.program + ": " + strerror(rep.error);
+          result.error = SpawnError(plan, rep);
           have_exit = true;
         } else if (rep.kind == GuardReport::kExited) {
           have_exit = true;
