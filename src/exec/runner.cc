@@ -233,6 +233,7 @@ ExecResult Execute(const LaunchPlan& plan, const ExecOptions& options) {
   bool guard_lost = false;
   Clock::time_point kill_deadline{};
   Clock::time_point next_nudge = start + std::chrono::milliseconds(kGuardNudgeMs);
+  Clock::time_point next_check = start + options.check_every;
 
   auto send_kill = [&] {
     if (!kill_sent) g.control.Reset();  // end-of-file: the guard kills the whole tree
@@ -262,6 +263,10 @@ ExecResult Execute(const LaunchPlan& plan, const ExecOptions& options) {
         WakeGuard(g);
         next_nudge = Clock::now() + std::chrono::milliseconds(kGuardNudgeMs);
       }
+    }
+    if (options.should_stop && !have_exit && !kill_sent) {
+      int c_ms = MillisUntil(next_check);
+      wait_ms = wait_ms < 0 ? c_ms : std::min(wait_ms, c_ms);
     }
     pollfd fds[3];
     int n = 0;
@@ -314,6 +319,13 @@ ExecResult Execute(const LaunchPlan& plan, const ExecOptions& options) {
     if (can_i >= 0 && fds[can_i].revents != 0 && !kill_sent) {
       result.cancelled = true;
       send_kill();
+    }
+    if (options.should_stop && !kill_sent && !have_exit && Clock::now() >= next_check) {
+      if (options.should_stop(g.guard_pid)) {
+        result.stopped = true;
+        send_kill();
+      }
+      next_check = Clock::now() + options.check_every;
     }
     if (!kill_sent && !have_exit && Clock::now() >= deadline) {
       result.timed_out = true;
