@@ -29,6 +29,12 @@ struct SandboxSettings {
   // When set, the child gets only PATH and the variables these globs name.
   std::optional<std::vector<std::string>> env_allow;
   bool allow_git_config = false;
+  // Resource limits of each command (exec/limits.h). The most processes (cgroups count threads
+  // too) it may have at once; 0: no cap.
+  int64_t max_processes = 4096;
+  // The most memory it may use, in bytes; 0 (written 0 or "off"): no cap. Unset: half of the
+  // physical memory (exec::DefaultMemoryLimit).
+  std::optional<uint64_t> memory_limit;
 };
 
 // [tools]
