@@ -85,8 +85,10 @@ void UseRlimits(const ResourceLimits& want, const std::string& why_not_cgroup, C
            "threads plus " + std::to_string(want.max_processes) +
            " (it counts all of the user's processes), and";
     }
-    r += " safesh counts the command's processes every " + std::to_string(kCheckEvery.count()) +
-         " ms and stops it above " + std::to_string(want.max_processes) + " (not a hard cap)";
+    out->check_every = kCountEvery;
+    r += " safesh counts the command's processes every " + std::to_string(kCountEvery.count()) +
+         " ms and stops it above " + std::to_string(want.max_processes) +
+         " (not a hard cap: a fork bomb gets that long)";
   }
   out->reason = r;
 }
@@ -156,10 +158,13 @@ bool LimitReached(CommandLimits* limits, pid_t guard) {
                   : h == CgroupHit::kProcesses ? LimitHit::kProcesses
                                                : LimitHit::kNone;
   } else if (limits->count_processes > 0 && guard > 0) {
+    auto now = std::chrono::steady_clock::now();
+    if (now < limits->next_count) return false;
     // One more than the cap is enough to know it is exceeded.
     std::vector<pid_t> pids(limits->count_processes + 1);
-    if (ListDescendantsOf(guard, pids.data(), pids.size()) > limits->count_processes)
-      limits->hit = LimitHit::kProcesses;
+    size_t n = ListDescendantsOf(guard, pids.data(), pids.size());
+    if (n > limits->count_processes) limits->hit = LimitHit::kProcesses;
+    if (n > kCountManyAbove) limits->next_count = now + kCheckEvery;
   }
   return limits->hit != LimitHit::kNone;
 }

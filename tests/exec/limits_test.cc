@@ -75,7 +75,7 @@ class LimitedRun : public ::testing::Test {
     options.timeout = std::chrono::seconds(30);  // a backstop: the limits must come first
     options.spool_fd = spool.get();
     options.should_stop = [limits](pid_t guard) { return LimitReached(limits, guard); };
-    options.check_every = kCheckEvery;
+    options.check_every = limits->check_every;
     ExecResult r = Execute(plan, options);
     output->resize(r.spooled_bytes);
     EXPECT_EQ(pread(spool.get(), output->data(), output->size(), 0),
