@@ -36,9 +36,10 @@ void AddRunCommand(CLI::App& app, RunArgs& args) {
   cmd->add_option("command", args.words, "The command line (use -- before it)")
       ->type_name("COMMAND");
   cmd->footer(
-      "Exit status: the command's; 124 timed out; 130 cancelled; 128+N killed by signal N;\n"
-      "77 denied or not approved; 69 sandbox required but unavailable; 64 bad request;\n"
-      "70 could not be started; 78 bad settings.");
+      "Exit status: the command's; 124 timed out; 125 stopped at a resource limit ([sandbox]\n"
+      "max_processes, memory_limit); 130 cancelled; 128+N killed by signal N; 77 denied or not\n"
+      "approved; 69 sandbox required but unavailable; 64 bad request; 70 could not be started;\n"
+      "78 bad settings.");
 }
 
 namespace {
@@ -71,6 +72,7 @@ int ExitCodeFor(const pipeline::RunResult& r) {
   }
   if (r.timed_out) return 124;
   if (r.cancelled) return 130;
+  if (r.limits.stopped) return kExitLimit;
   if (r.exit_code >= 0) return r.exit_code;
   return 70;
 }
@@ -103,6 +105,7 @@ int RunRun(const RunArgs& args) {
     context.sandbox_override = o;
   if (const char* b = std::getenv("SAFESH_BWRAP"); b != nullptr) context.bwrap = b;
   if (const char* l = std::getenv("SAFESH_SANDBOX_LAUNCHER"); l != nullptr) context.launcher = l;
+  if (const char* l = std::getenv("SAFESH_LIMITS"); l != nullptr) context.limits_override = l;
 
   if (args.approve == "yes") {
     context.prompter = [](const approval::ApprovalRequest&) { return approval::Answer::kApprove; };
@@ -149,6 +152,9 @@ int RunRun(const RunArgs& args) {
     if (result.outcome == pipeline::RunResult::Outcome::kRan &&
         result.sandbox_reason.starts_with("auto:"))
       std::cerr << "safesh: note: " << result.sandbox_reason << "\n";
+    // Nor do the limits, when a cgroup that looked usable could not be made.
+    if (result.limits.fell_back)
+      std::cerr << "safesh: note: limits: " << result.limits.reason << "\n";
   }
   return ExitCodeFor(result);
 }

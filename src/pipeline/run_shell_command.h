@@ -42,8 +42,9 @@ struct RunContext {
   std::string spool_base;                     // see exec/spool.h
   std::vector<std::string_view> environment;  // the parent environment children derive from
   std::string sandbox_override;               // SAFESH_SANDBOX_SHELL, when set
-  std::string bwrap;     // SAFESH_BWRAP: bubblewrap's path (empty: look for it)
-  std::string launcher;  // SAFESH_SANDBOX_LAUNCHER: "landlock" forces the Landlock launcher
+  std::string bwrap;            // SAFESH_BWRAP: bubblewrap's path (empty: look for it)
+  std::string launcher;         // SAFESH_SANDBOX_LAUNCHER: "landlock" forces the Landlock launcher
+  std::string limits_override;  // SAFESH_LIMITS: "rlimit" forces rlimits (no cgroup); or "auto"
   bool caller_is_subreaper = false;  // see exec::ExecOptions
   uint64_t spool_cap = 0;            // the most one command spools (0: exec::kSpoolMaxRunBytes)
 };
@@ -74,6 +75,17 @@ struct RunResult {
   std::string sandbox_mode;    // "bwrap", "landlock", or "off" (ran without a sandbox)
   std::string sandbox_reason;  // why that mode (e.g. what "auto" fell back from)
   std::string advice;          // when the command failed on a wall of the sandbox: what to do
+  // The command's resource limits (exec/limits.h).
+  struct Limits {
+    std::string via;             // "cgroup2", "cgroup1", "rlimit", "off"; empty: it did not run
+    uint64_t max_processes = 0;  // 0: no cap
+    uint64_t memory_bytes = 0;   // 0: no cap
+    std::string hit;             // "processes", "memory", or empty
+    bool stopped = false;        // safesh stopped the command because of `hit`
+    bool fell_back = false;      // a cgroup looked usable but could not be made (see reason)
+    std::string reason;          // why `via`, and what it does not cover
+  };
+  Limits limits;
 };
 
 RunResult RunShellCommand(const RunRequest& request, const RunContext& context);
