@@ -205,7 +205,8 @@ std::string TryV2(std::string_view proc_cgroup, std::string_view mountinfo, bool
       list += (list.empty() ? "" : " ") + c;
     return *dir + " does not offer the" + (need_pids ? std::string(" pids") : "") +
            (need_pids && need_memory ? " and" : "") + (need_memory ? " memory" : "") +
-           " controller (its cgroup.controllers: \"" + list + "\")";
+           (need_pids && need_memory ? " controllers" : " controller") +
+           " (its cgroup.controllers: \"" + list + "\")";
   }
   if (access(dir->c_str(), W_OK) != 0 || access((*dir + "/cgroup.procs").c_str(), W_OK) != 0)
     return *dir + " is not writable by this user (not delegated to it)";
@@ -323,7 +324,10 @@ CgroupParent FindCgroupParent(bool need_pids, bool need_memory) {
   std::string v2 = TryV2(proc_cgroup, mountinfo, need_pids, need_memory, &parent);
   if (v2.empty()) return parent;
   std::string v1 = TryV1(proc_cgroup, mountinfo, need_pids, need_memory, &parent);
-  if (v1.empty()) return parent;
+  if (v1.empty()) {
+    parent.why_not = v2;
+    return parent;
+  }
   parent.why_not = "cgroup v2: " + v2 + "; cgroup v1: " + v1;
   return parent;
 }

@@ -47,7 +47,7 @@ struct CgroupParentDir {
 struct CgroupParent {
   int version = 0;                    // 2, 1, or 0: neither can be used
   std::vector<CgroupParentDir> dirs;  // v2: one; v1: one per needed controller
-  std::string why_not;                // why v2 (and v1) cannot be used
+  std::string why_not;                // why v2 cannot be used (version 1), or v2 and v1 (0)
 };
 
 // Looks at this process's cgroups (see the top of this file). With cgroup v2 it may enable the

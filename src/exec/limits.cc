@@ -137,11 +137,12 @@ void PrepareLimits(const ResourceLimits& want, const std::string& force, Command
   }
   out->via = parent.version == 2 ? "cgroup2" : "cgroup1";
   std::string dirs;
-  for (const CgroupParentDir& d : out->cgroup.dirs)
-    dirs += (dirs.empty() ? "" : ", ") + d.dir;
-  out->reason = kind + " (" + dirs + "): at most " + Caps(want) +
+  for (const CgroupParentDir& d : parent.dirs)
+    dirs += (dirs.empty() ? "" : " and ") + d.dir;
+  out->reason = kind + ", a cgroup per command under " + dirs + ": at most " + Caps(want) +
                 " for the whole command, all its processes together" +
-                (want.max_processes > 0 ? " (threads count as processes)" : "");
+                (want.max_processes > 0 ? " (threads count as processes)" : "") +
+                (parent.version == 1 ? "; cgroup v2 is not used: " + parent.why_not : "");
 }
 
 void ApplyLimits(const CommandLimits& limits, LaunchPlan* plan) {
