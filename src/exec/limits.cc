@@ -45,6 +45,9 @@ uint64_t UserTasks() {
   return tasks;
 }
 
+// Room left under RLIMIT_NPROC above the user's tasks and the cap (see UseRlimits).
+constexpr uint64_t kNprocSlack = 8;
+
 // `value`, or the current hard limit when that is lower (only privilege raises a hard limit).
 rlim_t NoMoreThanHard(int resource, uint64_t value) {
   rlimit r{};
@@ -78,16 +81,18 @@ void UseRlimits(const ResourceLimits& want, const std::string& why_not_cgroup, C
     if (getuid() == 0) {
       r += " RLIMIT_NPROC is not enforced for root, so";
     } else {
-      uint64_t now = UserTasks();
+      // The slack covers the guard and a few processes the user starts meanwhile, so that the
+      // count below sees the cap reached before the kernel refuses a fork.
+      uint64_t now = UserTasks() + kNprocSlack;
       out->rlimits.push_back(
           {RLIMIT_NPROC, NoMoreThanHard(RLIMIT_NPROC, now + want.max_processes)});
-      r += " RLIMIT_NPROC is set to this user's " + std::to_string(now) + " processes and " +
-           "threads plus " + std::to_string(want.max_processes) +
-           " (it counts all of the user's processes), and";
+      r += " RLIMIT_NPROC is set to this user's " + std::to_string(now) +
+           " processes and threads (and a few more) plus " + std::to_string(want.max_processes) +
+           " (it counts all of the user's processes, wherever they run), and";
     }
     out->check_every = kCountEvery;
     r += " safesh counts the command's processes every " + std::to_string(kCountEvery.count()) +
-         " ms and stops it above " + std::to_string(want.max_processes) +
+         " ms and stops it when it has " + std::to_string(want.max_processes) +
          " (not a hard cap: a fork bomb gets that long)";
   }
   out->reason = r;
@@ -161,10 +166,11 @@ bool LimitReached(CommandLimits* limits, pid_t guard) {
   } else if (limits->count_processes > 0 && guard > 0) {
     auto now = std::chrono::steady_clock::now();
     if (now < limits->next_count) return false;
-    // One more than the cap is enough to know it is exceeded.
+    // At the cap is reached: RLIMIT_NPROC (for a user other than root) refuses the next fork,
+    // which this count cannot see, and bash would retry it for seconds.
     std::vector<pid_t> pids(limits->count_processes + 1);
     size_t n = ListDescendantsOf(guard, pids.data(), pids.size());
-    if (n > limits->count_processes) limits->hit = LimitHit::kProcesses;
+    if (n >= limits->count_processes) limits->hit = LimitHit::kProcesses;
     if (n > kCountManyAbove) limits->next_count = now + kCheckEvery;
   }
   return limits->hit != LimitHit::kNone;

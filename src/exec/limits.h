@@ -9,9 +9,9 @@
 //      process's memory (per process, not the whole command); RLIMIT_NPROC caps this user's
 //      processes (all of them, wherever they run, so it is set to the user's count now plus the
 //      cap; the kernel does not enforce it for root), and safesh counts the command's processes
-//      every kCountEvery and stops it above the cap. For root that count is all there is, and it
-//      is not a hard cap: a bash fork bomb makes about 3000 processes in 15 ms (measured on CI's
-//      2-core machine), so it is stopped after a few thousand, not at the cap.
+//      every kCountEvery and stops it when it has reached the cap. For root that count is all there
+//      is, and it is not a hard cap: a bash fork bomb makes about 3000 processes in 15 ms (measured
+//      on CI's 2-core machine), so it is stopped after a few thousand, not at the cap.
 //
 // A cgroup counts processes and threads (pids.max); the count of method 3 is of processes.
 // Hitting a limit stops the whole command, as a timeout does: under a process cap a fork bomb
