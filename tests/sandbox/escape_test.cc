@@ -401,6 +401,25 @@ TEST_P(Bomb, AMemoryBombIsStoppedAtTheMemoryLimit) {
       << r.json["output"];
 }
 
+TEST_P(Bomb, ACgroupLeftByAKilledSafeshIsRemovedByTheNextRun) {
+  if (ExpectedVia() == "rlimit") GTEST_SKIP() << "no cgroup can be made here: nothing to leave";
+  std::string marker = ::safesh::testing::UniqueSleep();
+  pid_t killed = Start(marker, kCaps);
+  ASSERT_TRUE(::safesh::testing::WaitForCount(marker, 1));
+  // The attempt is real: safesh, killed, cannot remove its cgroup (its guard still kills the
+  // command).
+  ASSERT_EQ(kill(killed, SIGKILL), 0);
+  int status;
+  ASSERT_EQ(waitpid(killed, &status, 0), killed);
+  ASSERT_TRUE(::safesh::testing::WaitUntilGone(marker).empty());
+  // (Another safesh on this machine may sweep it first: the v1 pids hierarchy is shared.)
+  if (CgroupsLeftBy(killed).empty()) GTEST_SKIP() << "another safesh removed it first";
+  Ran next = Safesh("true", kCaps);
+  EXPECT_EQ(next.out.exit_code, 0) << next.out.err;
+  EXPECT_TRUE(CgroupsLeftBy(killed).empty());
+  EXPECT_TRUE(CgroupsLeftBy(next.pid).empty());
+}
+
 INSTANTIATE_TEST_SUITE_P(Launchers, Bomb, ::testing::Values("bwrap", "landlock"),
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            return info.param;
