@@ -77,7 +77,9 @@ std::string Unescape(std::string_view s) {
 }
 
 // Writes `value` to the control file `path` (which must exist: cgroup files cannot be created).
-bool WriteControl(const std::string& path, const std::string& value, std::string* error) {
+// False with the message, and the errno in *err when given.
+bool WriteControl(const std::string& path, const std::string& value, std::string* error,
+                  int* err = nullptr) {
   util::UniqueFd fd(open(path.c_str(), O_WRONLY | O_CLOEXEC));
   ssize_t n = -1;
   if (fd.valid()) {
@@ -86,7 +88,9 @@ bool WriteControl(const std::string& path, const std::string& value, std::string
     } while (n < 0 && errno == EINTR);
   }
   if (n == static_cast<ssize_t>(value.size())) return true;
-  *error = "cannot write " + value + " to " + path + ": " + strerror(n < 0 ? errno : EIO);
+  int e = n < 0 ? errno : EIO;
+  if (err != nullptr) *err = e;
+  *error = "cannot write " + value + " to " + path + ": " + strerror(e);
   return false;
 }
 
@@ -217,11 +221,12 @@ std::string TryV2(std::string_view proc_cgroup, std::string_view mountinfo, bool
   if (!enable.empty()) {
     enable.pop_back();
     std::string error;
-    if (!WriteControl(*dir + "/cgroup.subtree_control", enable, &error)) {
-      return errno == EBUSY ? *dir +
-                                  " holds processes, so it cannot give controllers to child "
-                                  "cgroups (cgroup v2's no-internal-processes rule)"
-                            : error;
+    int err = 0;
+    if (!WriteControl(*dir + "/cgroup.subtree_control", enable, &error, &err)) {
+      return err == EBUSY ? *dir +
+                                " holds processes, so it cannot give controllers to child "
+                                "cgroups (cgroup v2's no-internal-processes rule)"
+                          : error;
     }
   }
   out->version = 2;

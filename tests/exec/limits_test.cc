@@ -94,7 +94,7 @@ TEST_F(LimitedRun, RlimitsReachTheCommand) {
   EXPECT_EQ(l.hit, LimitHit::kNone);
 }
 
-TEST_F(LimitedRun, CountingProcessesStopsACommandAboveTheCap) {
+TEST_F(LimitedRun, CountingProcessesStopsACommandAtTheCap) {
   std::string marker = testing::UniqueSleep();
   const std::string command = "for i in $(seq 100); do " + marker + " & done; wait";
   CommandLimits l;
@@ -127,6 +127,30 @@ TEST_F(LimitedRun, ACgroupHoldsTheCommandAndIsRemovedAfter) {
   EXPECT_EQ(FinishLimits(&l), "");
   for (const CgroupParentDir& d : dirs)
     EXPECT_FALSE(std::filesystem::exists(d.dir)) << d.dir;
+}
+
+TEST_F(LimitedRun, ACgroupThatCannotBeMadeFallsBackToRlimitsAndSaysWhy) {
+  CgroupParent parent = FindCgroupParent(true, true);
+  if (parent.version == 0) GTEST_SKIP() << "no cgroup can be made here: " << parent.why_not;
+  // pids.max refuses more than the kernel's largest pid_max (the settings do too).
+  CommandLimits l;
+  PrepareLimits({5000000, 256 << 20}, "", &l);
+  EXPECT_EQ(l.via, "rlimit");
+  EXPECT_TRUE(l.fell_back);
+  EXPECT_NE(l.reason.find("looked usable but its cgroup could not be made: cannot write 5000000"),
+            std::string::npos)
+      << l.reason;
+  EXPECT_TRUE(l.cgroup.dirs.empty());
+  // Nothing of the half-made cgroup is left.
+  std::string prefix = "safesh-" + PidNamespaceId() + "-" + std::to_string(getpid()) + "-";
+  for (const CgroupParentDir& d : parent.dirs) {
+    for (const auto& e : std::filesystem::directory_iterator(d.dir))
+      EXPECT_FALSE(e.path().filename().string().starts_with(prefix)) << e.path();
+  }
+  // The command still runs, with rlimits.
+  std::string out;
+  Run("ulimit -d", &l, &out);
+  EXPECT_EQ(out, "262144\n");
 }
 
 }  // namespace
