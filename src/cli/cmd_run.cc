@@ -43,9 +43,10 @@ void AddRunCommand(CLI::App& app, RunArgs& args) {
   cmd->add_option("command", args.words, "The command line (use -- before it)")
       ->type_name("COMMAND");
   cmd->footer(
-      "Exit status: the command's; 124 timed out; 130 cancelled; 128+N killed by signal N;\n"
-      "77 denied or not approved; 69 sandbox required but unavailable; 64 bad request;\n"
-      "70 could not be started (also when the audit log cannot be written); 78 bad settings.\n"
+      "Exit status: the command's; 124 timed out; 125 stopped at a resource limit ([sandbox]\n"
+      "max_processes, memory_limit); 130 cancelled; 128+N killed by signal N; 77 denied or not\n"
+      "approved; 69 sandbox required but unavailable; 64 bad request; 70 could not be started\n"
+      "(also when the audit log cannot be written); 78 bad settings.\n"
       "Approvals answered \"always\" are remembered for the exact command in this workspace\n"
       "(see safesh approvals); every request is recorded in the audit log (see safesh audit).");
 }
@@ -80,6 +81,7 @@ int ExitCodeFor(const pipeline::RunResult& r) {
   }
   if (r.timed_out) return 124;
   if (r.cancelled) return 130;
+  if (r.limits.stopped) return kExitLimit;
   if (r.exit_code >= 0) return r.exit_code;
   return 70;
 }
@@ -117,6 +119,7 @@ int RunRun(const RunArgs& args) {
   audit::Log audit_log(audit::DefaultAuditDir());
   context.audit = &audit_log;
   context.client = "run";
+  if (const char* l = std::getenv("SAFESH_LIMITS"); l != nullptr) context.limits_override = l;
 
   if (args.approve == "yes") {
     context.prompter = [](const approval::ApprovalRequest&) { return approval::Answer::kApprove; };
@@ -173,6 +176,9 @@ int RunRun(const RunArgs& args) {
       std::cerr << "safesh: note: " << result.sandbox_reason << "\n";
     // Nor does the blocked-name scan stop short silently.
     if (!result.sandbox_note.empty()) std::cerr << "safesh: note: " << result.sandbox_note << "\n";
+    // Nor do the limits, when a cgroup that looked usable could not be made.
+    if (result.limits.fell_back)
+      std::cerr << "safesh: note: limits: " << result.limits.reason << "\n";
   }
   return ExitCodeFor(result);
 }

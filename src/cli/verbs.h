@@ -16,6 +16,8 @@ namespace safesh::cli {
 // Exit codes shared by every verb (see docs/architecture.md, "External contracts").
 inline constexpr int kExitUsage = 64;
 inline constexpr int kExitConfig = 78;
+// `safesh run`: the command was stopped at a resource limit (next to 124, timed out).
+inline constexpr int kExitLimit = 125;
 
 // $HOME, or the password database's home folder; empty when neither is known.
 std::string HomeFolder();

@@ -1,5 +1,6 @@
 #include "config/settings.h"
 
+#include <algorithm>
 #include <array>
 
 #include <toml++/toml.h>
@@ -12,7 +13,7 @@ namespace {
 
 struct Key {
   std::string_view name;
-  enum Type { kStrings, kBool, kInt, kString } type;
+  enum Type { kStrings, kBool, kInt, kString, kSize } type;
 };
 
 // Every key safesh knows, by section. Those not used yet by this build are still checked.
@@ -38,7 +39,9 @@ const std::vector<Section>& KnownSections() {
         {"scrub_env", Key::kStrings},
         {"env_allow", Key::kStrings},
         {"allow_git_config", Key::kBool},
-        {"allow_unix_sockets", Key::kStrings}}},
+        {"allow_unix_sockets", Key::kStrings},
+        {"max_processes", Key::kInt},
+        {"memory_limit", Key::kSize}}},
       {"tools", {{"shell_timeout_seconds", Key::kInt}, {"output_limit_bytes", Key::kInt}}},
       {"approvals", {{"headless", Key::kString}}},
       {"background",
@@ -64,6 +67,8 @@ const char* TypeName(Key::Type t) {
       return "a whole number";
     case Key::kString:
       return "a string";
+    case Key::kSize:
+      return "a number of bytes or a string such as \"4GiB\" or \"off\"";
   }
   return "?";
 }
@@ -84,6 +89,8 @@ bool Check(const toml::node& value, Key::Type type) {
       return value.is_integer();
     case Key::kString:
       return value.is_string();
+    case Key::kSize:
+      return value.is_integer() || value.is_string();
   }
   return false;
 }
@@ -114,6 +121,40 @@ bool CheckBlockedPaths(const toml::node& value, const std::string& file, std::st
   return true;
 }
 
+// Bounds of the resource limits. Fewer than 8 processes or 16 MiB cannot start a sandboxed
+// bash (bubblewrap, its init, bash); 4194304 is the kernel's largest pid_max.
+constexpr int64_t kMinProcesses = 8;
+constexpr int64_t kMaxProcesses = 4194304;
+constexpr uint64_t kMinMemory = 16ull << 20;
+constexpr uint64_t kMaxMemory = 1ull << 60;
+
+// A size: a number of bytes, or digits and a binary unit (K, KiB, M, MiB, G, GiB, T, TiB; a
+// space between them is allowed), or "off" (0). False when it is none of these or too large.
+bool ParseSize(std::string_view text, uint64_t* bytes) {
+  if (text == "off") {
+    *bytes = 0;
+    return true;
+  }
+  size_t digits = std::min(text.find_first_not_of("0123456789"), text.size());
+  if (digits == 0 || digits > 18) return false;  // 18 digits cannot overflow
+  uint64_t n = std::stoull(std::string(text.substr(0, digits)));
+  std::string_view unit = text.substr(digits);
+  if (unit.starts_with(" ")) unit.remove_prefix(1);
+  struct Unit {
+    std::string_view short_name, name;
+    int shift;
+  };
+  static constexpr Unit kUnits[] = {
+      {"", "B", 0}, {"K", "KiB", 10}, {"M", "MiB", 20}, {"G", "GiB", 30}, {"T", "TiB", 40}};
+  for (const Unit& u : kUnits) {
+    if (unit != u.short_name && unit != u.name) continue;
+    if (n > (kMaxMemory >> u.shift)) return false;
+    *bytes = n << u.shift;
+    return true;
+  }
+  return false;
+}
+
 bool ReadRunKey(const std::string& section, const std::string& k, const toml::node& value,
                 const std::string& file, const std::string& where, Settings* s,
                 std::string* error) {
@@ -138,6 +179,35 @@ bool ReadRunKey(const std::string& section, const std::string& k, const toml::no
     if (k == "scrub_env") s->sandbox.scrub_env = Strings(value);
     if (k == "env_allow") s->sandbox.env_allow = Strings(value);
     if (k == "allow_git_config") s->sandbox.allow_git_config = *value.value<bool>();
+    if (k == "max_processes") {
+      int64_t v = *value.value<int64_t>();
+      if (v != 0 && (v < kMinProcesses || v > kMaxProcesses))
+        return fail("must be 0 (no cap) or from " + std::to_string(kMinProcesses) + " to " +
+                    std::to_string(kMaxProcesses) + " (it is " + std::to_string(v) + ")");
+      s->sandbox.max_processes = v;
+    }
+    if (k == "memory_limit") {
+      uint64_t bytes = 0;
+      bool ok = false;
+      std::string shown;
+      if (value.is_integer()) {
+        int64_t v = *value.value<int64_t>();
+        ok = v >= 0 && static_cast<uint64_t>(v) <= kMaxMemory;
+        bytes = ok ? static_cast<uint64_t>(v) : 0;
+        shown = std::to_string(v);
+      } else {
+        std::string_view v = *value.value<std::string_view>();
+        ok = ParseSize(v, &bytes);
+        shown = "\"" + std::string(v) + "\"";
+      }
+      if (!ok || (bytes != 0 && bytes < kMinMemory))
+        return fail(
+            "must be \"off\" (or 0) or at least 16 MiB, in bytes or written like "
+            "\"512MiB\" or \"4GiB\" (units K, M, G, T or KiB, MiB, GiB, TiB: powers of "
+            "1024) (it is " +
+            shown + ")");
+      s->sandbox.memory_limit = bytes;
+    }
     if (k == "allow_unix_sockets") s->sandbox.allow_unix_sockets = Strings(value);
     for (const auto* list : {&s->sandbox.writable_paths, &s->sandbox.allow_unix_sockets}) {
       for (const std::string& p : *list) {

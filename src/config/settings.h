@@ -33,6 +33,12 @@ struct SandboxSettings {
   // Host UNIX sockets (or folders of them) that commands may connect to, e.g. a database's
   // "/run/postgresql". Every other socket in the places safesh looks is masked.
   std::vector<std::string> allow_unix_sockets;
+  // Resource limits of each command (exec/limits.h). The most processes (cgroups count threads
+  // too) it may have at once; 0: no cap.
+  int64_t max_processes = 4096;
+  // The most memory it may use, in bytes; 0 (written 0 or "off"): no cap. Unset: half of the
+  // physical memory (exec::DefaultMemoryLimit).
+  std::optional<uint64_t> memory_limit;
 };
 
 // [tools]

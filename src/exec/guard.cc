@@ -7,9 +7,9 @@
 #include <linux/securebits.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -44,6 +44,10 @@ struct GuardSetup {
   int cwd_fd;
   const int* pass_fds;
   int n_pass;
+  const int* join_fds;
+  int n_join;
+  const LaunchPlan::Rlimit* rlimits;
+  int n_rlimits;
   int devnull;
   int out_w;
   int control_r;
@@ -53,26 +57,36 @@ struct GuardSetup {
   bool pid_namespace;
   const sock_filter* filter;
   unsigned short filter_len;
-  posix_spawnattr_t* attr;
-  posix_spawn_file_actions_t* actions;
+};
+
+constexpr int kMaxPass = 64;
+constexpr int kMaxJoin = 8;
+
+// Where ArrangeFds put the descriptors the guard keeps. Layout from 3: the passed descriptors,
+// /dev/null, the output pipe, the control pipe, the report pipe, the cgroups to join.
+struct Layout {
+  int devnull, out_w, control_r, report_w;
+  int first_join;
+  int end;  // the first descriptor above the layout
 };
 
 // Places the descriptors the guard keeps at fixed numbers, closing everything else of safesh's
 // (other runs' control pipes included: holding one would hide safesh's death from that guard).
-// Layout: 3.. pass_fds, then devnull, out_w, control_r, report_w.
-bool ArrangeFds(const GuardSetup& s, int* devnull, int* out_w, int* control_r, int* report_w) {
+bool ArrangeFds(const GuardSetup& s, Layout* out) {
   int n = s.n_pass;
-  int count = n + 4;
-  int sources[64 + 4];
-  if (n > 64) return false;
+  if (n > kMaxPass || s.n_join > kMaxJoin) return false;
+  int count = n + 4 + s.n_join;
+  int sources[kMaxPass + 4 + kMaxJoin];
   for (int i = 0; i < n; ++i)
     sources[i] = s.pass_fds[i];
   sources[n] = s.devnull;
   sources[n + 1] = s.out_w;
   sources[n + 2] = s.control_r;
   sources[n + 3] = s.report_w;
+  for (int i = 0; i < s.n_join; ++i)
+    sources[n + 4 + i] = s.join_fds[i];
   // Copy every source above the final layout first, so no dup2 below overwrites a source.
-  int temps[64 + 4];
+  int temps[kMaxPass + 4 + kMaxJoin];
   int above = 3 + count;
   for (int i = 0; i < count; ++i) {
     temps[i] = fcntl(sources[i], F_DUPFD, above);
@@ -84,78 +98,125 @@ bool ArrangeFds(const GuardSetup& s, int* devnull, int* out_w, int* control_r, i
   // Close 0-2 and everything above the layout (the temporaries and all of safesh's).
   if (syscall(SYS_close_range, 0u, 2u, 0u) != 0) return false;
   if (syscall(SYS_close_range, static_cast<unsigned>(above), ~0u, 0u) != 0) return false;
-  *devnull = 3 + n;
-  *out_w = 4 + n;
-  *control_r = 5 + n;
-  *report_w = 6 + n;
+  out->devnull = 3 + n;
+  out->out_w = 4 + n;
+  out->control_r = 5 + n;
+  out->report_w = 6 + n;
+  out->first_join = 7 + n;
+  out->end = above;
   return true;
 }
 
-// The Landlock launcher's spawn: fork, and in the child set up what posix_spawn would (a new
-// session, default signals, stdin /dev/null, stdout and stderr the pipe), then confine itself
-// (no new privileges, the Landlock ruleset at descriptor 3, the seccomp filter), close every
-// other descriptor, and execute. Only system calls after the fork. Returns 0 or an errno; a
-// failure in the child before exec comes back through a close-on-exec pipe.
-int SpawnConfined(const GuardSetup& s, int devnull, int out_w, pid_t* pid_out) {
+// Starts the command: fork, and in the child, with system calls only (no allocation):
+//   - a new session (no controlling terminal: no /dev/tty, no TIOCSTI into the user's terminal),
+//     default signal dispositions and an empty mask, stdin /dev/null, stdout and stderr the
+//     output pipe;
+//   - the plan's cgroups joined and its rlimits set, before anything of the command runs, so
+//     that every process it becomes or starts is counted;
+//   - for the Landlock launcher, the confinement: no capabilities, no new privileges, the
+//     Landlock ruleset at descriptor 3, the seccomp filter;
+//   - every descriptor closed but 0-2 (and the passed ones, when not confining), then execve.
+// Returns 0, or the errno of the failed step (in *step); a failure in the child comes back
+// through a close-on-exec pipe, so the guard knows the command did not start.
+int SpawnCommand(const GuardSetup& s, const Layout& l, pid_t* pid_out, int32_t* step) {
+  *step = GuardReport::kStepGuard;
   int errpipe[2];
   if (pipe2(errpipe, O_CLOEXEC) != 0) return errno;
+  // Above the layout: 0-2 are free in the guard, and a pipe there would be replaced by the
+  // command's stdin, stdout and stderr (and its failures written into the output).
+  int err_r = fcntl(errpipe[0], F_DUPFD_CLOEXEC, l.end);
+  int err_w = err_r < 0 ? -1 : fcntl(errpipe[1], F_DUPFD_CLOEXEC, l.end);
+  int saved = errno;
+  close(errpipe[0]);
+  close(errpipe[1]);
+  if (err_w < 0) {
+    if (err_r >= 0) close(err_r);
+    return saved;
+  }
   pid_t pid = fork();
   if (pid < 0) {
-    int e = errno;
-    close(errpipe[0]);
-    close(errpipe[1]);
-    return e;
+    saved = errno;
+    close(err_r);
+    close(err_w);
+    return saved;
   }
   if (pid == 0) {
-    close(errpipe[0]);
+    close(err_r);
+    int32_t at = GuardReport::kStepProcess;
     auto fail = [&](int e) {
-      (void)!write(errpipe[1], &e, sizeof e);
+      int32_t msg[2] = {at, e};
+      (void)!write(err_w, msg, sizeof msg);
       _exit(127);
     };
     if (setsid() < 0) fail(errno);
     for (int sig = 1; sig < 65; ++sig)
-      signal(sig, SIG_DFL);
+      signal(sig, SIG_DFL);  // fails for SIGKILL, SIGSTOP and glibc's own: nothing to reset
     sigset_t none;
     sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, nullptr);
-    if (dup2(devnull, 0) < 0 || dup2(out_w, 1) < 0 || dup2(out_w, 2) < 0) fail(errno);
-    // No capabilities, even for root: an empty bounding set, no ambient ones, and securebits
-    // that stop execve from granting root its capabilities back (without this, root could read
-    // /dev/mem, load modules or change the clock). Ordinary users have none to drop, and may
-    // not set securebits; only root's refusals matter.
-    for (int cap = 0; cap < 64; ++cap)
-      prctl(PR_CAPBSET_DROP, cap, 0, 0, 0);
-    prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
-    if (geteuid() == 0 && prctl(PR_SET_SECUREBITS,
-                                SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP |
-                                    SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_KEEP_CAPS_LOCKED,
-                                0, 0, 0) != 0) {
-      fail(errno);
+    if (sigprocmask(SIG_SETMASK, &none, nullptr) != 0) fail(errno);
+    if (dup2(l.devnull, 0) < 0 || dup2(l.out_w, 1) < 0 || dup2(l.out_w, 2) < 0) fail(errno);
+
+    at = GuardReport::kStepCgroup;
+    for (int i = 0; i < s.n_join; ++i) {
+      // "0" is the writer itself; the whole process moves, and its children are born inside.
+      ssize_t w;
+      do {
+        w = write(l.first_join + i, "0", 1);
+      } while (w < 0 && errno == EINTR);
+      if (w != 1) fail(w < 0 ? errno : EIO);
     }
-    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) fail(errno);
-    if (syscall(SYS_landlock_restrict_self, 3, 0) != 0) fail(errno);
-    // Keep only 0-2 and the error pipe (close-on-exec) from here on.
-    int keep = errpipe[1];
-    if (keep > 3) syscall(SYS_close_range, 3u, static_cast<unsigned>(keep - 1), 0u);
-    syscall(SYS_close_range, static_cast<unsigned>(keep + 1), ~0u, 0u);
-    if (s.filter_len > 0) {
+    at = GuardReport::kStepRlimit;
+    for (int i = 0; i < s.n_rlimits; ++i) {
+      rlimit r = {s.rlimits[i].value, s.rlimits[i].value};
+      if (setrlimit(static_cast<__rlimit_resource>(s.rlimits[i].resource), &r) != 0) fail(errno);
+    }
+
+    at = GuardReport::kStepConfine;
+    if (s.self_confine) {
+      // No capabilities, even for root: an empty bounding set, no ambient ones, and securebits
+      // that stop execve from granting root its capabilities back (without this, root could
+      // read /dev/mem, load modules or change the clock). Ordinary users have none to drop,
+      // and may not set securebits; only root's refusals matter.
+      for (int cap = 0; cap < 64; ++cap)
+        prctl(PR_CAPBSET_DROP, cap, 0, 0, 0);
+      prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+      if (geteuid() == 0 && prctl(PR_SET_SECUREBITS,
+                                  SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP |
+                                      SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_KEEP_CAPS_LOCKED,
+                                  0, 0, 0) != 0) {
+        fail(errno);
+      }
+      if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) fail(errno);
+      if (syscall(SYS_landlock_restrict_self, 3, 0) != 0) fail(errno);
+    }
+    // Keep 0-2, the passed descriptors unless they were the confinement's own, and the error
+    // pipe (close-on-exec) until execve.
+    at = GuardReport::kStepProcess;
+    unsigned first = static_cast<unsigned>(s.self_confine ? 3 : 3 + s.n_pass);
+    if (syscall(SYS_close_range, first, static_cast<unsigned>(err_w - 1), 0u) != 0) fail(errno);
+    if (syscall(SYS_close_range, static_cast<unsigned>(err_w + 1), ~0u, 0u) != 0) fail(errno);
+    at = GuardReport::kStepConfine;
+    if (s.self_confine && s.filter_len > 0) {
       sock_fprog prog{s.filter_len, const_cast<sock_filter*>(s.filter)};
       if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) != 0) fail(errno);
     }
+    at = GuardReport::kStepExec;
     execve(s.program, s.argv, s.envp);
     fail(errno);
   }
-  close(errpipe[1]);
-  int child_errno = 0;
+  close(err_w);
+  int32_t msg[2] = {0, 0};
   ssize_t n;
   do {
-    n = read(errpipe[0], &child_errno, sizeof child_errno);
+    n = read(err_r, msg, sizeof msg);
   } while (n < 0 && errno == EINTR);
-  close(errpipe[0]);
-  if (n == static_cast<ssize_t>(sizeof child_errno)) {
+  close(err_r);
+  if (n == static_cast<ssize_t>(sizeof msg)) {
     int status;
-    waitpid(pid, &status, 0);
-    return child_errno;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    *step = msg[0];
+    return msg[1];
   }
   *pid_out = pid;
   return 0;
@@ -190,13 +251,15 @@ int SpawnConfined(const GuardSetup& s, int devnull, int out_w, pid_t* pid_out) {
   // Its own process group: a Ctrl-C at safesh's terminal is for safesh, which decides.
   setpgid(0, 0);
 
-  int devnull, out_w, control_r, report_w;
-  if (fchdir(s.cwd_fd) != 0 || !ArrangeFds(s, &devnull, &out_w, &control_r, &report_w)) {
+  Layout l;
+  report.step = GuardReport::kStepGuard;
+  if (fchdir(s.cwd_fd) != 0 || !ArrangeFds(s, &l)) {
     report.kind = GuardReport::kSpawnFailed;
     report.error = errno;
     WriteReport(s.report_w, report);
     _exit(1);
   }
+  int report_w = l.report_w, control_r = l.control_r;
   // Orphans of the command come here instead of to init, where they can be found and killed.
   if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0) {
     report.kind = GuardReport::kSpawnFailed;
@@ -216,23 +279,27 @@ int SpawnConfined(const GuardSetup& s, int devnull, int out_w, pid_t* pid_out) {
   }
 
   pid_t pid = -1;
-  int err = s.self_confine ? SpawnConfined(s, devnull, out_w, &pid)
-                           : posix_spawn(&pid, s.program, s.actions, s.attr, s.argv, s.envp);
+  int32_t step = 0;
+  int err = SpawnCommand(s, l, &pid, &step);
   if (err != 0) {
     report.kind = GuardReport::kSpawnFailed;
     report.error = err;
+    report.step = step;
     WriteReport(report_w, report);
     _exit(1);
   }
+  report = GuardReport{};
   report.kind = GuardReport::kStarted;
   report.pid = pid;
   WriteReport(report_w, report);
   // From here on only the command's processes hold the output pipe: its end-of-file means they
-  // are all gone.
-  close(out_w);
-  close(devnull);
+  // are all gone. The passed descriptors and the cgroups' files are the command's business.
+  close(l.out_w);
+  close(l.devnull);
   for (int i = 0; i < s.n_pass; ++i)
     close(3 + i);
+  for (int i = 0; i < s.n_join; ++i)
+    close(l.first_join + i);
 
   int status = 0;
   bool exited = false, killed = false;
@@ -283,8 +350,12 @@ bool Fail(std::string* error, const std::string& what) {
 }  // namespace
 
 bool StartGuarded(const LaunchPlan& plan, GuardedCommand* out, std::string* error) {
-  if (plan.pass_fds.size() > 64) {
+  if (plan.pass_fds.size() > kMaxPass) {
     *error = "too many descriptors to pass to the command";
+    return false;
+  }
+  if (plan.join_cgroups.size() > kMaxJoin) {
+    *error = "too many cgroups for the command to join";
     return false;
   }
   int output[2], control[2], reports[2];
@@ -308,33 +379,16 @@ bool StartGuarded(const LaunchPlan& plan, GuardedCommand* out, std::string* erro
     envp.push_back(const_cast<char*>(e.c_str()));
   envp.push_back(nullptr);
 
-  // The command: a new session (no controlling terminal, so no TIOCSTI into the user's
-  // terminal and no /dev/tty), default signal dispositions and an empty mask, stdin /dev/null,
-  // stdout and stderr the output pipe, and nothing else but the passed descriptors.
-  int n_pass = static_cast<int>(plan.pass_fds.size());
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  sigset_t all, none;
-  sigfillset(&all);
-  sigemptyset(&none);
-  posix_spawnattr_setsigdefault(&attr, &all);
-  posix_spawnattr_setsigmask(&attr, &none);
-  posix_spawnattr_setflags(&attr,
-                           POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  // The guard's layout (see ArrangeFds): devnull at 3+n, the output pipe at 4+n.
-  posix_spawn_file_actions_adddup2(&actions, 3 + n_pass, 0);
-  posix_spawn_file_actions_adddup2(&actions, 4 + n_pass, 1);
-  posix_spawn_file_actions_adddup2(&actions, 4 + n_pass, 2);
-  posix_spawn_file_actions_addclosefrom_np(&actions, 3 + n_pass);
-
   GuardSetup setup{plan.program.c_str(),
                    argv.data(),
                    envp.data(),
                    plan.cwd_fd,
                    plan.pass_fds.data(),
-                   n_pass,
+                   static_cast<int>(plan.pass_fds.size()),
+                   plan.join_cgroups.data(),
+                   static_cast<int>(plan.join_cgroups.size()),
+                   plan.rlimits.data(),
+                   static_cast<int>(plan.rlimits.size()),
                    devnull.get(),
                    out_w.get(),
                    control_r.get(),
@@ -343,20 +397,12 @@ bool StartGuarded(const LaunchPlan& plan, GuardedCommand* out, std::string* erro
                    plan.self_confine,
                    plan.pid_namespace,
                    reinterpret_cast<const sock_filter*>(plan.seccomp_bpf.data()),
-                   static_cast<unsigned short>(plan.seccomp_bpf.size() / sizeof(sock_filter)),
-                   &attr,
-                   &actions};
+                   static_cast<unsigned short>(plan.seccomp_bpf.size() / sizeof(sock_filter))};
 
   pid_t pid = fork();
-  if (pid < 0) {
-    posix_spawn_file_actions_destroy(&actions);
-    posix_spawnattr_destroy(&attr);
-    return Fail(error, "cannot fork the guard process");
-  }
+  if (pid < 0) return Fail(error, "cannot fork the guard process");
   if (pid == 0) RunGuard(setup);
 
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attr);
   out->guard_pid = pid;
   out->guard_pidfd.Reset(PidfdOpen(pid));
   out->control = std::move(control_w);

@@ -6,7 +6,9 @@
 //
 // The guard is forked (not executed) from safesh. It becomes a child subreaper, so every
 // descendant of the command that loses its parent (setsid, nohup, a double fork) is re-parented
-// to it. It starts the command in a new session and process group, then waits for either:
+// to it. It forks the command's process, which starts a new session and process group, joins
+// the plan's cgroups and sets its rlimits before it executes anything; then the guard waits for
+// either:
 //   - the command to exit: it kills what is left of the tree, reports the exit status, exits;
 //   - end-of-file on the control pipe: safesh asked for a kill (timeout, cancel) by closing it,
 //     or safesh died (even by SIGKILL, the kernel closes its end): it kills the whole tree,
@@ -38,12 +40,23 @@ namespace safesh::exec {
 // A message from the guard, written whole (it is smaller than PIPE_BUF).
 struct GuardReport {
   enum Kind : int32_t { kStarted = 1, kSpawnFailed = 2, kExited = 3, kNotStarted = 4 };
+  // What failed (kSpawnFailed): the guard's own preparation, or a step of the command's process
+  // before or at execve.
+  enum Step : int32_t {
+    kStepGuard = 1,  // the guard: descriptors, subreaper, fork
+    kStepProcess,    // session, signals, descriptors 0-2, closing the rest
+    kStepCgroup,     // joining the plan's cgroups
+    kStepRlimit,     // setting the plan's rlimits
+    kStepConfine,    // capabilities, no-new-privileges, Landlock, seccomp
+    kStepExec,       // execve
+  };
   int32_t kind = 0;
   int32_t pid = 0;          // kStarted: the command's pid (also its process group and session)
   int32_t wait_status = 0;  // kExited: as from waitpid
   int32_t error = 0;        // kSpawnFailed: errno; kExited: non-zero if leftovers could not be
                             // listed (some may have survived)
   int32_t killed = 0;       // kExited: the guard killed the command (control pipe closed)
+  int32_t step = 0;         // kSpawnFailed: a Step
 };
 
 struct GuardedCommand {

@@ -3,6 +3,8 @@
 // The guard (exec/guard.h) executes a plan; it does not know which kind it got.
 #pragma once
 
+#include <sys/resource.h>
+
 #include <string>
 #include <vector>
 
@@ -27,6 +29,17 @@ struct LaunchPlan {
   // waiting for the namespace to be torn down (milliseconds, a network namespace included), and
   // finishes reaping after.
   bool pid_namespace = false;
+  // Resource limits (exec/limits.h decides them). Before it executes anything, the command's own
+  // process joins these cgroups by writing "0" to each descriptor (an open cgroup.procs file),
+  // so that everything it becomes and starts is counted from its first instruction; then it
+  // sets these rlimits, soft and hard (only CAP_SYS_RESOURCE, which the sandbox drops, raises a
+  // hard limit again).
+  std::vector<int> join_cgroups;
+  struct Rlimit {
+    int resource;  // RLIMIT_NPROC, RLIMIT_DATA, ...
+    rlim_t value;
+  };
+  std::vector<Rlimit> rlimits;
 };
 
 // The plan for running `command` with bash, unsandboxed.

@@ -123,8 +123,12 @@ void AppendChildrenOf(pid_t pid, pid_t* pids, size_t cap, size_t* n) {
 }  // namespace
 
 size_t ListDescendants(pid_t* pids, size_t cap) {
+  return ListDescendantsOf(getpid(), pids, cap);
+}
+
+size_t ListDescendantsOf(pid_t root, pid_t* pids, size_t cap) {
   size_t n = 0;
-  AppendChildrenOf(getpid(), pids, cap, &n);
+  AppendChildrenOf(root, pids, cap, &n);
   for (size_t i = 0; i < n && n < cap; ++i)
     AppendChildrenOf(pids[i], pids, cap, &n);
   return n;

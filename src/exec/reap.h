@@ -18,6 +18,10 @@ namespace safesh::exec {
 // Returns how many.
 size_t ListDescendants(pid_t* pids, size_t cap);
 
+// The same for the descendants of `root` (not the caller's): how safesh counts the processes
+// under a guard.
+size_t ListDescendantsOf(pid_t root, pid_t* pids, size_t cap);
+
 // The caller's direct children found by reading every /proc/N/stat (for kernels without the
 // children files; slower). -1 when /proc cannot be read.
 int ScanProcForChildren(pid_t* pids, size_t cap);

@@ -162,6 +162,23 @@ void SetStatus(int status, ExecResult* r) {
   }
 }
 
+// Why the command did not start, by the step that failed.
+std::string SpawnError(const LaunchPlan& plan, const GuardReport& rep) {
+  std::string why = strerror(rep.error);
+  switch (rep.step) {
+    case GuardReport::kStepCgroup:
+      return "cannot put the command in its cgroup (for its resource limits): " + why;
+    case GuardReport::kStepRlimit:
+      return "cannot set the command's resource limits (setrlimit): " + why;
+    case GuardReport::kStepConfine:
+      return "cannot confine the command (capabilities, Landlock, seccomp): " + why;
+    case GuardReport::kStepProcess:
+      return "cannot prepare the command's process (session, descriptors): " + why;
+    default:
+      return "cannot start " + plan.program + ": " + why;
+  }
+}
+
 // How often a guard that has not reported the command's end is sent SIGCONT.
 constexpr int kGuardNudgeMs = 500;
 
@@ -216,6 +233,7 @@ ExecResult Execute(const LaunchPlan& plan, const ExecOptions& options) {
   bool guard_lost = false;
   Clock::time_point kill_deadline{};
   Clock::time_point next_nudge = start + std::chrono::milliseconds(kGuardNudgeMs);
+  Clock::time_point next_check = start + options.check_every;
 
   auto send_kill = [&] {
     if (!kill_sent) g.control.Reset();  // end-of-file: the guard kills the whole tree
@@ -245,6 +263,10 @@ ExecResult Execute(const LaunchPlan& plan, const ExecOptions& options) {
         WakeGuard(g);
         next_nudge = Clock::now() + std::chrono::milliseconds(kGuardNudgeMs);
       }
+    }
+    if (options.should_stop && !have_exit && !kill_sent) {
+      int c_ms = MillisUntil(next_check);
+      wait_ms = wait_ms < 0 ? c_ms : std::min(wait_ms, c_ms);
     }
     pollfd fds[3];
     int n = 0;
@@ -281,7 +303,7 @@ ExecResult Execute(const LaunchPlan& plan, const ExecOptions& options) {
           // safesh gave up (timeout, cancel) before the guard started the command.
           have_exit = true;
         } else if (rep.kind == GuardReport::kSpawnFailed) {
-          result.error = "cannot start " + plan.program + ": " + strerror(rep.error);
+          result.error = SpawnError(plan, rep);
           have_exit = true;
         } else if (rep.kind == GuardReport::kExited) {
           have_exit = true;
@@ -297,6 +319,13 @@ ExecResult Execute(const LaunchPlan& plan, const ExecOptions& options) {
     if (can_i >= 0 && fds[can_i].revents != 0 && !kill_sent) {
       result.cancelled = true;
       send_kill();
+    }
+    if (options.should_stop && !kill_sent && !have_exit && Clock::now() >= next_check) {
+      if (options.should_stop(g.guard_pid)) {
+        result.stopped = true;
+        send_kill();
+      }
+      next_check = Clock::now() + options.check_every;
     }
     if (!kill_sent && !have_exit && Clock::now() >= deadline) {
       result.timed_out = true;

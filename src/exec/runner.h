@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "exec/cancel.h"
@@ -31,6 +32,11 @@ struct ExecOptions {
   // time: if the guard itself is killed, the command's orphans come to the caller, which then
   // kills every descendant it has. Not for a process running several commands at once.
   bool caller_is_subreaper = false;
+  // Asked every `check_every` while the command runs, with the guard's pid: true stops the
+  // command (its whole tree is killed, as on a timeout) and the result says `stopped`. For
+  // resource limits (exec/limits.h).
+  std::function<bool(pid_t guard)> should_stop;
+  std::chrono::milliseconds check_every{100};
 };
 
 struct ExecResult {
@@ -41,6 +47,7 @@ struct ExecResult {
   int signal = 0;      // when a signal ended it
   bool timed_out = false;
   bool cancelled = false;
+  bool stopped = false;        // should_stop asked for it
   uint64_t output_bytes = 0;   // all the output (after masking)
   uint64_t spooled_bytes = 0;  // the first this many are in the spool
   std::string unspooled;       // the last bytes that are not in the spool (see keep_unspooled)

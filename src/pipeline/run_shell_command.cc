@@ -9,6 +9,7 @@
 
 #include "exec/env.h"
 #include "exec/launch_plan.h"
+#include "exec/limits.h"
 #include "exec/redact.h"
 #include "exec/runner.h"
 #include "exec/spool.h"
@@ -136,6 +137,11 @@ bool ChooseSandbox(const RunContext& c, RunResult* r, std::string* bwrap, std::s
     r->outcome = Outcome::kInvalid;
     return false;
   }
+  if (!c.limits_override.empty() && c.limits_override != "auto" && c.limits_override != "rlimit") {
+    r->error = "SAFESH_LIMITS must be auto or rlimit (it is \"" + c.limits_override + "\")";
+    r->outcome = Outcome::kInvalid;
+    return false;
+  }
   if (!c.launcher.empty() && c.launcher != "bwrap" && c.launcher != "landlock") {
     r->error = "SAFESH_SANDBOX_LAUNCHER must be bwrap or landlock (it is \"" + c.launcher + "\")";
     r->outcome = Outcome::kInvalid;
@@ -245,6 +251,16 @@ bool HideBlockedNames(const RunContext& c, const std::vector<std::string>& roots
   }
   return true;
 }
+
+// What a limit reached was, and the setting that raises it.
+std::string LimitMessage(const exec::CommandLimits& l) {
+  if (l.hit == exec::LimitHit::kMemory)
+    return "memory limit of " + exec::FormatBytes(l.want.memory_bytes) +
+           " reached ([sandbox] memory_limit)";
+  return "limit of " + std::to_string(l.want.max_processes) +
+         " processes reached ([sandbox] max_processes)";
+}
+
 
 // A record the audit log would not take: nothing runs (pipeline/audit_trail.h).
 RunResult AuditRefusal(const AuditTrail& trail, const char* what) {
@@ -383,7 +399,25 @@ RunResult RunSteps(const RunRequest& request, const RunContext& c, AuditTrail* t
     return result;
   }
   if (!trail->Start(result, *timeout)) return AuditRefusal(*trail, "start");
+  // Resource limits, with or without the sandbox (exec/limits.h).
+  exec::ResourceLimits want{static_cast<uint64_t>(c.settings.sandbox.max_processes),
+                            c.settings.sandbox.memory_limit.value_or(exec::DefaultMemoryLimit())};
+  exec::CommandLimits limits;
+  exec::PrepareLimits(want, c.limits_override == "rlimit" ? "rlimit" : "", &limits);
+  exec::ApplyLimits(limits, &plan);
+  options.should_stop = [&limits](pid_t guard) { return exec::LimitReached(&limits, guard); };
+  options.check_every = limits.check_every;
   exec::ExecResult ran = exec::Execute(plan, options);
+  std::string cleanup_error = exec::FinishLimits(&limits);
+  result.limits.via = limits.via;
+  result.limits.max_processes = want.max_processes;
+  result.limits.memory_bytes = want.memory_bytes;
+  result.limits.hit = limits.hit == exec::LimitHit::kProcesses ? "processes"
+                      : limits.hit == exec::LimitHit::kMemory  ? "memory"
+                                                               : "";
+  result.limits.stopped = ran.stopped;
+  result.limits.fell_back = limits.fell_back;
+  result.limits.reason = limits.reason;
 
   // 6. The result.
   // bubblewrap refusing to build the sandbox looks like this (the command never ran): whatever
@@ -405,6 +439,8 @@ RunResult RunSteps(const RunRequest& request, const RunContext& c, AuditTrail* t
     result.error = "command timed out after " + Seconds(*timeout) + " s";
   } else if (result.cancelled) {
     result.error = "command cancelled";
+  } else if (ran.stopped) {
+    result.error = "stopped: " + LimitMessage(limits);
   } else if (ran.exited) {
     result.exit_code = ran.exit_code;
   } else if (ran.signal != 0) {
@@ -413,7 +449,16 @@ RunResult RunSteps(const RunRequest& request, const RunContext& c, AuditTrail* t
     result.error = "command was killed by signal " + std::to_string(ran.signal) + " (SIG" +
                    SignalName(ran.signal) + ")";
   }
+  // A limit reached that did not stop the command (it ended first): a refused fork, or a
+  // process the kernel killed.
+  if (!ran.stopped && limits.hit != exec::LimitHit::kNone) {
+    result.error +=
+        (result.error.empty() ? "" : "; ") + LimitMessage(limits) +
+        (limits.hit == exec::LimitHit::kMemory ? ": the kernel killed a process of the command"
+                                               : ": the system refused to start a process");
+  }
   if (!ran.error.empty()) result.error += (result.error.empty() ? "" : "; ") + ran.error;
+  if (!cleanup_error.empty()) result.error += (result.error.empty() ? "" : "; ") + cleanup_error;
 
   // The view: whole when it fits; otherwise head and tail, and the spool is kept for the rest.
   uint64_t limit = static_cast<uint64_t>(c.settings.tools.output_limit_bytes);
@@ -427,7 +472,7 @@ RunResult RunSteps(const RunRequest& request, const RunContext& c, AuditTrail* t
   }
   result.output = std::move(view.text);
   if (result.sandbox_mode != "off" && (result.exit_code != 0 || result.signal != 0) &&
-      !result.timed_out && !result.cancelled) {
+      !result.timed_out && !result.cancelled && !ran.stopped) {
     result.advice = sandbox::PermissionAdvice(result.output, spec, result.sandbox_mode);
   }
   result.truncated = view.truncated;
@@ -525,6 +570,38 @@ std::string RunResultJson(const RunResult& r) {
   }
   w.Key("reason");
   w.String(r.sandbox_reason);
+  w.EndObject();
+  w.Key("limits");
+  w.BeginObject();
+  bool ran = !r.limits.via.empty();
+  w.Key("via");
+  if (ran) {
+    w.String(r.limits.via);
+  } else {
+    w.Null();
+  }
+  w.Key("max_processes");
+  if (ran && r.limits.max_processes > 0) {
+    w.Int(static_cast<int64_t>(r.limits.max_processes));
+  } else {
+    w.Null();
+  }
+  w.Key("memory_bytes");
+  if (ran && r.limits.memory_bytes > 0) {
+    w.Int(static_cast<int64_t>(r.limits.memory_bytes));
+  } else {
+    w.Null();
+  }
+  w.Key("hit");
+  if (r.limits.hit.empty()) {
+    w.Null();
+  } else {
+    w.String(r.limits.hit);
+  }
+  w.Key("stopped");
+  w.Bool(r.limits.stopped);
+  w.Key("reason");
+  w.String(r.limits.reason);
   w.EndObject();
   w.EndObject();
   return out;

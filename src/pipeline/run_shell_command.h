@@ -54,6 +54,7 @@ struct RunContext {
   std::string launcher;  // SAFESH_SANDBOX_LAUNCHER: "landlock" forces the Landlock launcher
   // safesh-confine, which adds Landlock inside bubblewrap (empty: look next to this program).
   std::string confine;
+  std::string limits_override;  // SAFESH_LIMITS: "rlimit" forces rlimits (no cgroup); or "auto"
   bool caller_is_subreaper = false;  // see exec::ExecOptions
   uint64_t spool_cap = 0;            // the most one command spools (0: exec::kSpoolMaxRunBytes)
   // Remembered "always" approvals (approval/store.h). Empty: none are looked up or kept, and
@@ -97,6 +98,17 @@ struct RunResult {
   // A dry run: the program and its arguments that would be executed. Descriptors 3 and up are
   // the sandbox's: the seccomp filter, then the Landlock ruleset.
   std::vector<std::string> plan;
+  // The command's resource limits (exec/limits.h).
+  struct Limits {
+    std::string via;             // "cgroup2", "cgroup1", "rlimit", "off"; empty: it did not run
+    uint64_t max_processes = 0;  // 0: no cap
+    uint64_t memory_bytes = 0;   // 0: no cap
+    std::string hit;             // "processes", "memory", or empty
+    bool stopped = false;        // safesh stopped the command because of `hit`
+    bool fell_back = false;      // a cgroup looked usable but could not be made (see reason)
+    std::string reason;          // why `via`, and what it does not cover
+  };
+  Limits limits;
 };
 
 RunResult RunShellCommand(const RunRequest& request, const RunContext& context);

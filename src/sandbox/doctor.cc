@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "exec/limits.h"
 #include "sandbox/bwrap.h"
 #include "sandbox/landlock.h"
 #include "sandbox/seccomp.h"
@@ -130,10 +131,24 @@ Diagnosis Diagnose(const std::string& bwrap) {
     d.landlock_abi = abi;
   }
   {
-    bool v2 = access("/sys/fs/cgroup/cgroup.controllers", F_OK) == 0;
+    // Found as a run finds it: the default limits are prepared (a cgroup made, then removed).
+    exec::CommandLimits limits;
+    exec::PrepareLimits({4096, exec::DefaultMemoryLimit()}, "", &limits);
+    std::string error = exec::FinishLimits(&limits);
+    d.limits_via = limits.via;
+    d.limits_reason = limits.reason + (error.empty() ? "" : "; " + error);
+    exec::CgroupParent parent = exec::FindCgroupParent(true, true);
+    std::string v2 = parent.why_not;
+    if (parent.version == 0) {
+      // "cgroup v2: WHY; cgroup v1: WHY": the first part.
+      v2 = v2.substr(0, v2.find("; cgroup v1: "));
+      if (v2.starts_with("cgroup v2: ")) v2 = v2.substr(11);
+    }
     d.layers.push_back(
-        {"cgroup v2", v2,
-         v2 ? "mounted (per-command limits not used by safesh yet)" : "not mounted"});
+        {"cgroup v2", parent.version == 2,
+         parent.version == 2 ? "a command's cgroup can have the pids and memory controllers" : v2});
+    d.layers.push_back({"resource limits", limits.via == "cgroup2" || limits.via == "cgroup1",
+                        limits.via + ": " + d.limits_reason});
   }
 
   if (!seccomp_ok) {
@@ -221,6 +236,13 @@ std::string DiagnosisJson(const Diagnosis& d) {
   } else {
     w.String(d.fix);
   }
+  w.Key("limits");
+  w.BeginObject();
+  w.Key("via");
+  w.String(d.limits_via);
+  w.Key("reason");
+  w.String(d.limits_reason);
+  w.EndObject();
   w.EndObject();
   return out;
 }
@@ -231,6 +253,7 @@ std::string DiagnosisText(const Diagnosis& d) {
     out += std::string("  ") + (l.ok ? "ok  " : "--  ") + l.name + ": " + l.detail + "\n";
   }
   out += "strength: " + d.strength + "\n";
+
   if (!d.reason.empty()) out += "problem: " + d.reason + "\n";
   if (!d.fix.empty()) out += "fix: " + d.fix + "\n";
   return out;

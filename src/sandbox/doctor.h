@@ -23,6 +23,10 @@ struct Diagnosis {
   std::vector<Layer> layers;
   std::string fix;       // what to do, when not ready
   int landlock_abi = 0;  // the fallback launcher's kernel ABI (0: none)
+  // How a command's resource limits are enforced here (exec/limits.h), found by preparing the
+  // default ones: "cgroup2", "cgroup1" or "rlimit", and why.
+  std::string limits_via;
+  std::string limits_reason;
 };
 
 Diagnosis Diagnose(const std::string& bwrap);

@@ -271,6 +271,17 @@ TEST_F(RunCli, SigtermCancels) {
   EXPECT_TRUE(WaitUntilGone(marker).empty());
 }
 
+TEST_F(RunCli, AResourceLimitReachedExits125AndSaysWhich) {
+  std::ofstream(dir_ + "/rules.toml", std::ios::app) << "[sandbox]\nmax_processes = 16\n";
+  std::string marker = UniqueSleep();
+  RunOutput r = Safesh({"--approve", "yes", "--", "for i in $(seq 40); do " + marker + " & done"});
+  EXPECT_EQ(r.exit_code, 125) << r.err;
+  EXPECT_NE(r.err.find("safesh: stopped: limit of 16 processes reached ([sandbox] max_processes)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_TRUE(WaitUntilGone(marker).empty());
+}
+
 TEST_F(RunCli, MemoryStaysFlatWhateverTheCommandPrints) {
 #ifdef SAFESH_SANITIZED
   GTEST_SKIP() << "under ASan the shadow memory, not safesh, sets the peak RSS";

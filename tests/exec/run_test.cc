@@ -373,9 +373,56 @@ TEST_F(Run, JsonHasTheContractFields) {
   for (const char* key :
        {"\"output\":\"hi\\n\"", "\"exit_code\":0", "\"duration_ms\":", "\"is_background\":false",
         "\"process_id\":", "\"truncated\":false", "\"spool_path\":null", "\"timed_out\":false",
-        "\"error\":null", "\"verdict\":{\"verdict\":\"ask\"", "\"sandbox\":{\"mode\":\"off\""}) {
+        "\"error\":null", "\"verdict\":{\"verdict\":\"ask\"", "\"sandbox\":{\"mode\":\"off\"",
+        "\"limits\":{\"via\":\"", "\"max_processes\":4096,", "\"hit\":null,\"stopped\":false,"}) {
     EXPECT_NE(j.find(key), std::string::npos) << key << " in " << j;
   }
+  // A request refused before it runs has no limits.
+  j = RunResultJson(Go(""));
+  EXPECT_NE(j.find("\"limits\":{\"via\":null,\"max_processes\":null,\"memory_bytes\":null,"
+                   "\"hit\":null,\"stopped\":false,\"reason\":\"\"}"),
+            std::string::npos)
+      << j;
+}
+
+TEST_F(Run, LimitsApplyWithoutTheSandboxToo) {
+  context_.settings.sandbox.max_processes = 64;
+  context_.settings.sandbox.memory_limit = 256 << 20;
+  RunResult r = Go("cat /proc/self/cgroup; ulimit -d");
+  EXPECT_EQ(r.limits.max_processes, 64u);
+  EXPECT_EQ(r.limits.memory_bytes, 256u << 20);
+  if (r.limits.via == "cgroup1" || r.limits.via == "cgroup2") {
+    EXPECT_NE(r.output.find("/safesh-"), std::string::npos) << r.output;
+  } else {
+    ASSERT_EQ(r.limits.via, "rlimit") << r.limits.reason;
+    EXPECT_NE(r.output.find("\n262144\n"), std::string::npos) << r.output;  // KiB
+  }
+  // Forced: rlimits, whatever the machine offers.
+  context_.limits_override = "rlimit";
+  r = Go("ulimit -d");
+  EXPECT_EQ(r.limits.via, "rlimit");
+  EXPECT_EQ(r.output, "262144\n");
+  context_.limits_override = "cgroup";
+  EXPECT_EQ(Go("true").outcome, Outcome::kInvalid);
+  // Off: neither.
+  context_.limits_override = "";
+  context_.settings.sandbox.max_processes = 0;
+  context_.settings.sandbox.memory_limit = 0;
+  r = Go("ulimit -d");
+  EXPECT_EQ(r.limits.via, "off");
+  EXPECT_EQ(r.output, "unlimited\n");
+}
+
+TEST_F(Run, ALimitReachedStopsTheCommandAndSaysWhich) {
+  context_.settings.sandbox.max_processes = 16;
+  std::string marker = UniqueSleep();
+  RunResult r = Go("for i in $(seq 40); do " + marker + " & done; wait", 30);
+  EXPECT_TRUE(r.limits.stopped);
+  EXPECT_EQ(r.limits.hit, "processes");
+  EXPECT_FALSE(r.timed_out);
+  EXPECT_EQ(r.exit_code, -1);
+  EXPECT_EQ(r.error, "stopped: limit of 16 processes reached ([sandbox] max_processes)");
+  EXPECT_TRUE(WaitUntilGone(marker).empty());
 }
 
 }  // namespace

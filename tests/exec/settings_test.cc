@@ -17,6 +17,8 @@ TEST(RunSettings, DefaultsAreSafe) {
   EXPECT_EQ(s->tools.shell_timeout_seconds, 120);
   EXPECT_EQ(s->tools.output_limit_bytes, 100 * 1024);
   EXPECT_EQ(s->approvals.headless, "deny");
+  EXPECT_EQ(s->sandbox.max_processes, 4096);
+  EXPECT_FALSE(s->sandbox.memory_limit.has_value());  // half of the physical memory
 }
 
 TEST(RunSettings, ValuesAreRead) {
@@ -49,10 +51,57 @@ TEST(RunSettings, BadValuesAreErrorsThatSayWhatIsAllowed) {
            {"[tools]\noutput_limit_bytes = 10\n", "must be from 1024 to"},
            {"[approvals]\nheadless = \"ask\"\n", "must be \"deny\" or \"allow\""},
            {"[sandbox]\nwritable_paths = [\"\"]\n", "has an empty path"},
+           {"[sandbox]\nmax_processes = 3\n",
+            "t.toml:2:1: [sandbox] max_processes must be 0 (no cap) or from 8 to 4194304 (it is "
+            "3)"},
+           {"[sandbox]\nmax_processes = -1\n", "must be 0 (no cap) or from 8"},
+           {"[sandbox]\nmax_processes = 5000000\n", "must be 0 (no cap) or from 8"},
+           {"[sandbox]\nmax_processes = \"off\"\n", "max_processes must be a whole number"},
+           {"[sandbox]\n\nmemory_limit = \"4GB\"\n",
+            "t.toml:3:1: [sandbox] memory_limit must be \"off\" (or 0) or at least 16 MiB, in "
+            "bytes or written like \"512MiB\" or \"4GiB\" (units K, M, G, T or KiB, MiB, GiB, "
+            "TiB: powers of 1024) (it is \"4GB\")"},
+           {"[sandbox]\nmemory_limit = \"1MiB\"\n", "at least 16 MiB"},
+           {"[sandbox]\nmemory_limit = 1000\n", "(it is 1000)"},
+           {"[sandbox]\nmemory_limit = -5\n", "(it is -5)"},
+           {"[sandbox]\nmemory_limit = \"lots\"\n", "(it is \"lots\")"},
+           {"[sandbox]\nmemory_limit = \"GiB\"\n", "(it is \"GiB\")"},
+           {"[sandbox]\nmemory_limit = \"99999999999999999999GiB\"\n", "at least 16 MiB"},
+           {"[sandbox]\nmemory_limit = \"2000000000TiB\"\n", "at least 16 MiB"},
+           {"[sandbox]\nmemory_limit = 1.5\n",
+            "memory_limit must be a number of bytes or a string such as \"4GiB\" or \"off\""},
        }) {
     std::string error;
     EXPECT_FALSE(ParseSettings(b.toml, "t.toml", &error)) << b.toml;
     EXPECT_NE(error.find(b.message), std::string::npos) << b.toml << " -> " << error;
+  }
+}
+
+TEST(RunSettings, ResourceLimits) {
+  struct Case {
+    const char* toml;
+    int64_t processes;
+    std::optional<uint64_t> memory;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"max_processes = 64\nmemory_limit = 268435456\n", 64, 256ull << 20},
+           {"max_processes = 0\nmemory_limit = \"off\"\n", 0, 0},
+           {"memory_limit = 0\n", 4096, 0},
+           {"memory_limit = \"4GiB\"\n", 4096, 4ull << 30},
+           {"memory_limit = \"4G\"\n", 4096, 4ull << 30},
+           {"memory_limit = \"512 MiB\"\n", 4096, 512ull << 20},
+           {"memory_limit = \"16M\"\n", 4096, 16ull << 20},
+           {"memory_limit = \"1T\"\n", 4096, 1ull << 40},
+           {"memory_limit = \"20000000B\"\n", 4096, 20000000},
+           {"memory_limit = \"20000000\"\n", 4096, 20000000},
+           {"max_processes = 8\n", 8, std::nullopt},
+           {"max_processes = 4194304\n", 4194304, std::nullopt},
+       }) {
+    std::string error;
+    auto s = ParseSettings(std::string("[sandbox]\n") + c.toml, "t.toml", &error);
+    ASSERT_TRUE(s) << c.toml << error;
+    EXPECT_EQ(s->sandbox.max_processes, c.processes) << c.toml;
+    EXPECT_EQ(s->sandbox.memory_limit, c.memory) << c.toml;
   }
 }
 

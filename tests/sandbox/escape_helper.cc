@@ -1,7 +1,7 @@
 // Attempts an escape the shell cannot express, and says whether it worked. Run inside and outside
 // the sandbox by escape_test.cc: "ok" and exit 0 when the attempt succeeded, else the error.
 //   escape_helper ptrace PID | tiocsti | io_uring | inet | keyctl | adjtimex | iopl | ia32 |
-//                 unshare_mount
+//                 unshare_mount | alloc MIB
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/keyctl.h>
@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
@@ -106,6 +107,17 @@ int main(int argc, char** argv) {
     return Report(syscall(SYS_iopl, 0) == 0, "iopl");
   }
 #endif
+  if (what == "alloc" && argc == 3) {
+    // Touches MIB mebibytes, one at a time, and keeps them: a memory bomb with an end, so that
+    // it can be shown to work without a limit.
+    long mib = atol(argv[2]);
+    for (long i = 0; i < mib; ++i) {
+      void* p = mmap(nullptr, 1 << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      if (p == MAP_FAILED) return Report(false, "mmap");
+      memset(p, 1, 1 << 20);
+    }
+    return Report(true, "alloc");
+  }
   if (what == "unshare_mount") {
     // A private mount namespace, then a mount: what an escape would do to undo a read-only bind.
     // An ordinary user needs a user namespace of its own for that.

@@ -1,8 +1,11 @@
 // The escape suite: every attempt is run twice, first without the sandbox, where it must work
 // (so the attempt is real), then in the sandbox, where it must fail.
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
+#include <signal.h>
+#include <spawn.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -12,12 +15,17 @@
 #include <fstream>
 #include <thread>
 
+#include <nlohmann/json.hpp>
+
+#include "exec/cgroup.h"
 #include "exec/env.h"
+#include "exec/launch_plan.h"
 #include "exec/procs.h"
 #include "pipeline/run_shell_command.h"
 #include "sandbox/bwrap.h"
 #include "sandbox/doctor.h"
 #include "sandbox/landlock.h"
+#include "support/subprocess.h"
 
 namespace safesh::sandbox {
 namespace {
@@ -354,6 +362,218 @@ TEST_P(Escape, NothingIsLeftBehind) {
   EXPECT_EQ(r.output, "started\n");
   EXPECT_TRUE(testing::WaitUntilGone(marker).empty());
 }
+
+// Resource limits, through the real `safesh run` in the sandbox with small caps (64 processes,
+// 256 MiB): each bomb is first shown to be real with the limit off, then stopped with it, the
+// result says which limit, and nothing is left: no process, no cgroup.
+class Bomb : public Escape {
+ protected:
+  struct Ran {
+    ::safesh::testing::RunOutput out;
+    nlohmann::json json;
+    pid_t pid = -1;  // safesh's
+  };
+
+  std::vector<std::string> Args(const std::string& command, const std::string& limits) {
+    std::string config = dir_ + "/limits.toml";
+    std::ofstream(config) << "[sandbox]\n" << limits << "\n[tools]\nshell_timeout_seconds = 60\n";
+    return {SAFESH_BINARY, "run", "--config", config, "--workspace", ws_,
+            "--approve",   "yes", "--json",   "--",   command};
+  }
+  std::vector<std::string> Env() {
+    std::vector<std::string> env = {"PATH=/usr/bin:/bin", "HOME=" + home_,
+                                    "SAFESH_SANDBOX_SHELL=required",
+                                    "SAFESH_SANDBOX_LAUNCHER=" + GetParam()};
+    if (rlimit_) env.push_back("SAFESH_LIMITS=rlimit");
+    return env;
+  }
+
+  // `safesh run --json -- command` with [sandbox] `limits`; the timeout (60 s) is a backstop.
+  Ran Safesh(const std::string& command, const std::string& limits) {
+    ::safesh::testing::RunOptions o;
+    o.env = Env();
+    o.timeout_seconds = 90;
+    Ran r;
+    o.pid = &r.pid;
+    r.out = ::safesh::testing::RunProgram(Args(command, limits), o);
+    r.json = nlohmann::json::parse(r.out.out, nullptr, false);
+    EXPECT_FALSE(r.json.is_discarded()) << r.out.out << r.out.err;
+    return r;
+  }
+
+  // Starts safesh in the background (output to /dev/null); returns its pid.
+  pid_t Start(const std::string& command, const std::string& limits) {
+    std::vector<std::string> args = Args(command, limits), env = Env();
+    std::vector<char*> argv, envp;
+    for (std::string& a : args)
+      argv.push_back(a.data());
+    argv.push_back(nullptr);
+    for (std::string& e : env)
+      envp.push_back(e.data());
+    envp.push_back(nullptr);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+    pid_t pid = -1;
+    EXPECT_EQ(posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), envp.data()), 0);
+    posix_spawn_file_actions_destroy(&fa);
+    return pid;
+  }
+
+  // The cgroups safesh `pid` made that still exist.
+  static std::vector<std::string> CgroupsLeftBy(pid_t pid) {
+    std::vector<std::string> left;
+    std::string prefix = "safesh-" + exec::PidNamespaceId() + "-" + std::to_string(pid) + "-";
+    for (const exec::CgroupParentDir& d : exec::FindCgroupParent(true, true).dirs) {
+      for (const fs::directory_entry& e : fs::directory_iterator(d.dir)) {
+        if (e.path().filename().string().starts_with(prefix)) left.push_back(e.path());
+      }
+    }
+    return left;
+  }
+
+  // The command's bash as it appears in /proc (bubblewrap runs it by its path).
+  std::string BashCmdline(const std::string& command) {
+    return (landlock() ? std::string("bash") : exec::FindBash()) + " -c -- " + command;
+  }
+
+  void ExpectCleanAfter(const Ran& r, const std::vector<std::string>& markers) {
+    for (const std::string& m : markers)
+      EXPECT_TRUE(::safesh::testing::WaitUntilGone(m).empty()) << "still running: " << m;
+    EXPECT_TRUE(CgroupsLeftBy(r.pid).empty());
+  }
+
+  // What the limits are enforced by here, for "auto": a cgroup where this user may make one.
+  std::string ExpectedVia() {
+    if (rlimit_) return "rlimit";
+    int version = exec::FindCgroupParent(true, true).version;
+    return version == 2 ? "cgroup2" : version == 1 ? "cgroup1" : "rlimit";
+  }
+
+  bool rlimit_ = false;  // SAFESH_LIMITS=rlimit: the way taken where no cgroup can be made
+};
+
+constexpr char kCaps[] = "max_processes = 64\nmemory_limit = \"256MiB\"";
+
+// 2^7 = 128 processes, all left running as `marker`: a fork bomb with an end.
+std::string BoundedForkBomb(const std::string& marker) {
+  return "b(){ if [ $1 -gt 0 ]; then b $(($1-1)) & b $(($1-1)); else exec " + marker +
+         "; fi; }; b 7";
+}
+
+TEST_P(Bomb, AForkBombIsStoppedAtTheProcessLimit) {
+  std::string marker = ::safesh::testing::UniqueSleep();
+  // The attempt is real: with no process limit, more than 100 run at once (checked from
+  // outside), until safesh is told to stop (SIGTERM: cancelled).
+  pid_t free = Start(BoundedForkBomb(marker), "max_processes = 0");
+  EXPECT_TRUE(::safesh::testing::WaitForCount(marker, 100))
+      << "the bounded bomb did not reach 100 processes without a limit";
+  kill(free, SIGTERM);
+  int status;
+  ASSERT_EQ(waitpid(free, &status, 0), free);
+  ASSERT_TRUE(::safesh::testing::WaitUntilGone(marker).empty());
+
+  for (bool rlimit : {false, true}) {
+    rlimit_ = rlimit;
+    SCOPED_TRACE(rlimit ? "SAFESH_LIMITS=rlimit" : "auto");
+    Ran r = Safesh(BoundedForkBomb(marker), kCaps);
+    EXPECT_EQ(r.out.exit_code, 125) << r.out.err;
+    EXPECT_EQ(r.json["limits"]["via"], ExpectedVia()) << r.json["limits"];
+    EXPECT_EQ(r.json["limits"]["hit"], "processes") << r.json["limits"];
+    EXPECT_EQ(r.json["limits"]["stopped"], true);
+    EXPECT_EQ(r.json["limits"]["max_processes"], 64);
+    EXPECT_EQ(r.json["timed_out"], false);
+    EXPECT_EQ(r.json["error"], "stopped: limit of 64 processes reached ([sandbox] max_processes)");
+    ExpectCleanAfter(r, {marker});
+  }
+
+  // The real thing, which never ends by itself. Not with rlimits as root: there the cap is
+  // only counted, every 10 ms, and a bash fork bomb makes thousands of processes before that
+  // (docs/architecture.md); the bounded bomb above shows the count stops it.
+  for (bool rlimit : {false, true}) {
+    rlimit_ = rlimit;
+    if (ExpectedVia() == "rlimit" && geteuid() == 0) {
+      GTEST_LOG_(INFO) << "the endless fork bomb is not run with rlimits as root";
+      continue;
+    }
+    SCOPED_TRACE(rlimit ? "SAFESH_LIMITS=rlimit" : "auto");
+    std::string bomb = ":(){ :|:& };: ; " + marker;
+    Ran r = Safesh(bomb, kCaps);
+    EXPECT_EQ(r.out.exit_code, 125) << r.out.err;
+    EXPECT_EQ(r.json["limits"]["hit"], "processes") << r.json["limits"];
+    EXPECT_EQ(r.json["limits"]["stopped"], true);
+    EXPECT_EQ(r.json["timed_out"], false);
+    ExpectCleanAfter(r, {marker, BashCmdline(bomb)});
+  }
+}
+
+TEST_P(Bomb, AMemoryBombIsStoppedAtTheMemoryLimit) {
+  const std::string helper = SAFESH_ESCAPE_HELPER;
+  const std::string alloc = helper + " alloc 384";
+  // The attempt is real: with no memory limit, 384 MiB are touched.
+  Ran free = Safesh(alloc, "memory_limit = \"off\"");
+  ASSERT_EQ(free.json["output"], "ok\n") << free.out.out;
+
+  Ran r = Safesh(alloc, kCaps);
+  EXPECT_EQ(r.json["output"].get<std::string>().find("ok"), std::string::npos) << r.out.out;
+  EXPECT_NE(r.out.exit_code, 0);
+  EXPECT_EQ(r.json["timed_out"], false);
+  EXPECT_EQ(r.json["limits"]["memory_bytes"], 256 << 20);
+  EXPECT_EQ(r.json["limits"]["via"], ExpectedVia()) << r.json["limits"];
+  if (ExpectedVia() != "rlimit") {
+    // An OOM kill: seen at once (the helper was the command, so it ended) or stopped.
+    EXPECT_EQ(r.json["limits"]["hit"], "memory") << r.json["limits"];
+    EXPECT_NE(r.json["error"].get<std::string>().find("memory limit of 256 MiB reached"),
+              std::string::npos)
+        << r.json["error"];
+    // A pipeline that buffers everything: tail keeps a line with no end in memory (without a
+    // limit it prints the 402653184 bytes, counted).
+    const std::string buffer = "head -c 384M /dev/zero | tail | wc -c";
+    ASSERT_EQ(Safesh(buffer, "memory_limit = \"off\"").json["output"], "402653184\n");
+    Ran pipe = Safesh(buffer, kCaps);
+    EXPECT_EQ(pipe.json["limits"]["hit"], "memory") << pipe.json;
+    EXPECT_EQ(pipe.json["timed_out"], false);
+    ExpectCleanAfter(pipe, {});
+  }
+  ExpectCleanAfter(r, {alloc});
+
+  // With rlimits (where no cgroup can be made) each process fails to allocate past the cap, in
+  // its own words; that is not reported as hit.
+  rlimit_ = true;
+  r = Safesh(alloc, kCaps);
+  EXPECT_EQ(r.json["limits"]["via"], "rlimit");
+  EXPECT_EQ(r.json["output"], "mmap: Cannot allocate memory\n");
+  EXPECT_EQ(r.out.exit_code, 1);
+  EXPECT_TRUE(r.json["limits"]["hit"].is_null());
+  r = Safesh("head -c 384M /dev/zero | tail | wc -c", kCaps);
+  EXPECT_NE(r.json["output"].get<std::string>().find("tail: memory exhausted"), std::string::npos)
+      << r.json["output"];
+}
+
+TEST_P(Bomb, ACgroupLeftByAKilledSafeshIsRemovedByTheNextRun) {
+  if (ExpectedVia() == "rlimit") GTEST_SKIP() << "no cgroup can be made here: nothing to leave";
+  std::string marker = ::safesh::testing::UniqueSleep();
+  pid_t killed = Start(marker, kCaps);
+  ASSERT_TRUE(::safesh::testing::WaitForCount(marker, 1));
+  // The attempt is real: safesh, killed, cannot remove its cgroup (its guard still kills the
+  // command).
+  ASSERT_EQ(kill(killed, SIGKILL), 0);
+  int status;
+  ASSERT_EQ(waitpid(killed, &status, 0), killed);
+  ASSERT_TRUE(::safesh::testing::WaitUntilGone(marker).empty());
+  // (Another safesh on this machine may sweep it first: the v1 pids hierarchy is shared.)
+  if (CgroupsLeftBy(killed).empty()) GTEST_SKIP() << "another safesh removed it first";
+  Ran next = Safesh("true", kCaps);
+  EXPECT_EQ(next.out.exit_code, 0) << next.out.err;
+  EXPECT_TRUE(CgroupsLeftBy(killed).empty());
+  EXPECT_TRUE(CgroupsLeftBy(next.pid).empty());
+}
+
+INSTANTIATE_TEST_SUITE_P(Launchers, Bomb, ::testing::Values("bwrap", "landlock"),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           return info.param;
+                         });
 
 INSTANTIATE_TEST_SUITE_P(Launchers, Escape, ::testing::Values("bwrap", "landlock"),
                          [](const ::testing::TestParamInfo<std::string>& info) {

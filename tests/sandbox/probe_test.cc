@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "exec/cgroup.h"
 #include "sandbox/bwrap.h"
 #include "sandbox/doctor.h"
 
@@ -59,9 +60,15 @@ TEST(Doctor, NamesEachLayerAndTheStrength) {
   for (const Layer& l : d.layers)
     names.push_back(l.name);
   for (const char* want : {"user namespaces", "AppArmor", "bubblewrap", "seccomp",
-                           "network namespace", "Landlock", "cgroup v2"}) {
+                           "network namespace", "Landlock", "cgroup v2", "resource limits"}) {
     EXPECT_NE(std::find(names.begin(), names.end(), want), names.end()) << want;
   }
+  // The way limits are enforced is the one a run gets.
+  int version = exec::FindCgroupParent(true, true).version;
+  EXPECT_EQ(d.limits_via, version == 2 ? "cgroup2" : version == 1 ? "cgroup1" : "rlimit");
+  EXPECT_NE(DiagnosisText(d).find("resource limits: " + d.limits_via + ": "), std::string::npos);
+  EXPECT_NE(DiagnosisJson(d).find("\"limits\":{\"via\":\"" + d.limits_via + "\""),
+            std::string::npos);
   EXPECT_FALSE(d.strength.empty());
   // Its verdict agrees with the probe's.
   EXPECT_EQ(d.state == "ready", ProbeBwrap(FindBwrap(), false).empty()) << d.state;

@@ -74,6 +74,7 @@ RunOutput RunProgram(const std::vector<std::string>& args, const RunOptions& opt
   posix_spawn_file_actions_destroy(&fa);
   posix_spawnattr_destroy(&attr);
   if (rc != 0) throw std::runtime_error("cannot run " + args[0] + ": " + std::strerror(rc));
+  if (options.pid != nullptr) *options.pid = pid;
   in.CloseRead();
   out.CloseWrite();
   err.CloseWrite();

@@ -12,6 +12,7 @@ struct RunOptions {
   std::vector<std::string> env;  // the whole environment ("NAME=value")
   int timeout_seconds = 10;      // then SIGKILL
   std::string cwd;               // where it runs (empty: where the caller is)
+  int* pid = nullptr;            // when set, receives the program's pid once it has started
 };
 
 struct RunOutput {
