@@ -125,9 +125,12 @@ SandboxSpec BuildSpec(const config::SandboxSettings& settings,
     return false;
   };
 
+  // Only inside a writable root: everything else is read-only already, and a read-only bind
+  // of the host's /proc or /dev (or a link to them) over the sandbox's own would show the
+  // host's processes and devices. A project file may add read_only_paths (config/project_rules.h).
   for (const std::string& p : settings.read_only_paths) {
     std::string r = Real(Expand(p, home, base));
-    if (!r.empty()) AddUnique(&spec.read_only, r);
+    if (!r.empty() && in_writable(r)) AddUnique(&spec.read_only, r);
   }
 
   // Each root's git repository: hooks are never writable; config only when allowed. A name
@@ -171,6 +174,12 @@ SandboxSpec BuildSpec(const config::SandboxSettings& settings,
   spec.sockets_truncated = sockets.truncated;
 
   std::vector<std::string> blocked = DefaultBlockedPaths(home);
+  // safesh's own settings and state (the trust list among them) where the XDG variables move
+  // them: a command must not change its settings or trust a project's file for the person.
+  for (const char* var : {"XDG_CONFIG_HOME", "XDG_STATE_HOME"}) {
+    const char* v = getenv(var);
+    if (v != nullptr && v[0] == '/') blocked.push_back(std::string(v) + "/safesh");
+  }
   for (const std::string& p : settings.blocked_paths)
     blocked.push_back(Expand(p, home, base));
   for (const std::string& b : blocked) {
