@@ -8,6 +8,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "config/layers.h"
 #include "config/settings.h"
 #include "policy/verdict.h"
 
@@ -20,11 +21,27 @@ inline constexpr int kExitConfig = 78;
 // $HOME, or the password database's home folder; empty when neither is known.
 std::string HomeFolder();
 
-// Reads the settings file `config` (none when empty) and compiles its rules into *policy (left
-// empty without a file). On an error prints it, prefixed with "safesh VERB: ", and returns
-// false: the verb exits kExitConfig.
-bool LoadRules(const std::string& verb, const std::string& config, config::Settings* settings,
-               std::optional<policy::Policy>* policy);
+// The current directory; empty when it cannot be known.
+std::string CurrentDir();
+
+// The workspace a verb works in: `arg` (--workspace) made absolute, or the current directory.
+std::string WorkspaceDir(const std::string& arg);
+
+// The trust store's path (config/trust.h), from XDG_STATE_HOME or the home folder.
+std::string TrustFile();
+
+// Where the settings layers are for `workspace` (absolute) and the --config file `config`
+// (none when empty): the user file, the project file, the trust store, SAFESH_SANDBOX_SHELL.
+config::LayerSources LayerSourcesFor(const std::string& workspace, const std::string& config);
+
+// Reads the layered settings (config/layers.h). On an error prints it, prefixed with
+// "safesh VERB: bad settings: ", and returns false: the verb exits kExitConfig.
+bool LoadLayers(const std::string& verb, const std::string& workspace, const std::string& config,
+                config::LayeredSettings* layered);
+
+// LoadLayers, then the rules compiled into *policy (left empty when no settings file exists).
+bool LoadRules(const std::string& verb, const std::string& workspace, const std::string& config,
+               config::Settings* settings, std::optional<policy::Policy>* policy);
 
 struct ParseArgs {
   bool json = false;
@@ -38,6 +55,7 @@ int RunParse(const ParseArgs& args);
 
 struct CheckArgs {
   std::string config;
+  std::string workspace;
   bool json = false;
   bool jsonl = false;
   bool argv_mode = false;

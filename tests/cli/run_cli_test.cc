@@ -81,9 +81,13 @@ TEST_F(RunCli, ExitCodesFollowTheContract) {
   EXPECT_EQ(unavailable.exit_code, 69);
   EXPECT_NE(unavailable.err.find("sandbox required but unavailable"), std::string::npos)
       << unavailable.err;
+  // The variable is a settings layer: a bad value is bad settings.
   o.env = Env();
   o.env.push_back("SAFESH_SANDBOX_SHELL=bogus");
-  EXPECT_EQ(RunProgram(Args({"--", "true"}), o).exit_code, 64);
+  RunOutput bogus = RunProgram(Args({"--", "true"}), o);
+  EXPECT_EQ(bogus.exit_code, 78);
+  EXPECT_NE(bogus.err.find("SAFESH_SANDBOX_SHELL must be auto, required or off"), std::string::npos)
+      << bogus.err;
 }
 
 TEST_F(RunCli, ADryRunShowsTheSandboxAndRunsNothing) {

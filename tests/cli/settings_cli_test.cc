@@ -1,0 +1,113 @@
+// Settings as users meet them: layers through `check` and `run`, `safesh trust`,
+// `safesh config show`, `safesh import claude`, and their exit codes and messages.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "support/subprocess.h"
+
+namespace safesh::testing {
+namespace {
+
+class SettingsCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char t[] = "/tmp/safesh-settings-cli-XXXXXX";
+    ASSERT_NE(mkdtemp(t), nullptr);
+    dir_ = t;
+    std::filesystem::create_directories(dir_ + "/home");
+    std::filesystem::create_directories(ws());
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  std::string ws() const { return dir_ + "/ws"; }
+  std::string user_file() const { return dir_ + "/home/.config/safesh/settings.toml"; }
+  std::string project_file() const { return ws() + "/.safesh/settings.toml"; }
+  std::string trust_file() const { return dir_ + "/home/.local/state/safesh/trust.json"; }
+
+  std::string Write(const std::string& path, const std::string& text) {
+    std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+    std::ofstream(path, std::ios::trunc) << text;
+    return path;
+  }
+
+  RunOutput Safesh(std::vector<std::string> args, std::vector<std::string> extra_env = {},
+                   std::string cwd = "") {
+    args.insert(args.begin(), SAFESH_BINARY);
+    RunOptions o;
+    o.env = {"PATH=/usr/bin:/bin", "LC_ALL=C.UTF-8", "HOME=" + dir_ + "/home"};
+    o.env.insert(o.env.end(), extra_env.begin(), extra_env.end());
+    o.cwd = cwd;
+    o.timeout_seconds = 30;
+    return RunProgram(args, o);
+  }
+  // Without a controlling terminal (setsid), so that nothing can be asked.
+  RunOutput SafeshNoTty(std::vector<std::string> args) {
+    args.insert(args.begin(), {"/usr/bin/setsid", "-w", SAFESH_BINARY});
+    RunOptions o;
+    o.env = {"PATH=/usr/bin:/bin", "LC_ALL=C.UTF-8", "HOME=" + dir_ + "/home"};
+    return RunProgram(args, o);
+  }
+
+  std::string dir_;
+};
+
+TEST_F(SettingsCli, CheckAndRunReadEveryLayer) {
+  Write(user_file(), "[commands]\nauto_approve = [\"echo *\", \"touch *\", \"curl *\"]\n");
+  // No terminal and a headless deny: what needs approval does not run.
+  Write(project_file(), "[commands]\ndeny = [\"touch\"]\n");
+  // From the workspace named, or from the current directory.
+  EXPECT_EQ(Safesh({"check", "--workspace", ws(), "--", "touch x"}).exit_code, 2);
+  EXPECT_EQ(Safesh({"check", "--", "touch x"}, {}, ws()).exit_code, 2);
+  EXPECT_EQ(Safesh({"check", "--", "echo hi"}, {}, ws()).exit_code, 0);
+  // The --config file adds its deny rule to the others.
+  std::string config = Write(dir_ + "/more.toml", "[commands]\ndeny = [\"echo\"]\n");
+  EXPECT_EQ(Safesh({"check", "--config", config, "--", "echo hi"}, {}, ws()).exit_code, 2);
+  // XDG_CONFIG_HOME moves the user file.
+  Write(dir_ + "/xdg/safesh/settings.toml", "[commands]\ndeny = [\"curl\"]\n");
+  EXPECT_EQ(Safesh({"check", "--", "curl x"}, {"XDG_CONFIG_HOME=" + dir_ + "/xdg"}, ws()).exit_code,
+            2);
+  EXPECT_EQ(Safesh({"check", "--", "curl x"}, {}, ws()).exit_code, 0);
+
+  // run: the project's deny rule blocks, the user's auto_approve runs.
+  RunOutput denied =
+      Safesh({"run", "--workspace", ws(), "--", "touch made"}, {"SAFESH_SANDBOX_SHELL=off"});
+  EXPECT_EQ(denied.exit_code, 77) << denied.err;
+  EXPECT_FALSE(std::filesystem::exists(ws() + "/made"));
+  RunOutput ran =
+      Safesh({"run", "--workspace", ws(), "--", "echo layered"}, {"SAFESH_SANDBOX_SHELL=off"});
+  EXPECT_EQ(ran.exit_code, 0) << ran.err;
+  EXPECT_EQ(ran.out, "layered\n");
+}
+
+TEST_F(SettingsCli, AnUntrustedProjectThatLoosensStopsEverything) {
+  Write(project_file(),
+        "[commands]\ndeny = [\"rm\"]\n\n[sandbox]\n  allow_network = true\n"
+        "[approvals]\nheadless = \"allow\"\n");
+  for (const std::vector<std::string>& args :
+       std::vector<std::vector<std::string>>{{"check", "--workspace", ws(), "--", "ls"},
+                                             {"run", "--workspace", ws(), "--", "touch made"}}) {
+    RunOutput r = Safesh(args, {"SAFESH_SANDBOX_SHELL=off"});
+    EXPECT_EQ(r.exit_code, 78) << args[0] << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+    EXPECT_NE(r.err.find(project_file() + ":5:3: [sandbox] allow_network = true"),
+              std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find(project_file() + ":7:1: [approvals] headless = \"allow\""),
+              std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find("run `safesh trust --workspace " + ws() + "`"), std::string::npos)
+        << r.err;
+  }
+  EXPECT_FALSE(std::filesystem::exists(ws() + "/made"));
+}
+
+}  // namespace
+}  // namespace safesh::testing
