@@ -16,6 +16,8 @@ namespace safesh::cli {
 
 // Exit codes shared by every verb (see docs/architecture.md, "External contracts").
 inline constexpr int kExitUsage = 64;
+inline constexpr int kExitNoInput = 66;     // an input file that must exist does not
+inline constexpr int kExitCantCreate = 73;  // a file safesh keeps cannot be written
 inline constexpr int kExitConfig = 78;
 
 // $HOME, or the password database's home folder; empty when neither is known.
@@ -86,5 +88,15 @@ struct DoctorArgs {
 
 void AddDoctorCommand(CLI::App& app, DoctorArgs& args);
 int RunDoctor(const DoctorArgs& args);
+
+struct TrustArgs {
+  std::string workspace;
+  bool revoke = false;
+  bool list = false;
+  bool yes = false;
+};
+
+void AddTrustCommand(CLI::App& app, TrustArgs& args);
+int RunTrust(const TrustArgs& args);
 
 }  // namespace safesh::cli

@@ -109,5 +109,67 @@ TEST_F(SettingsCli, AnUntrustedProjectThatLoosensStopsEverything) {
   EXPECT_FALSE(std::filesystem::exists(ws() + "/made"));
 }
 
+TEST_F(SettingsCli, TrustPinsTheContentUntilItChanges) {
+  std::string text = "[commands]\nauto_approve = [\"ls *\"]\n";
+  Write(project_file(), text);
+  EXPECT_EQ(Safesh({"check", "--workspace", ws(), "--", "ls"}).exit_code, 78);
+
+  // No terminal and no --yes: shown, not trusted.
+  RunOutput asked = SafeshNoTty({"trust", "--workspace", ws()});
+  EXPECT_EQ(asked.exit_code, 1) << asked.err;
+  EXPECT_NE(asked.out.find("  | auto_approve = [\"ls *\"]\n"), std::string::npos) << asked.out;
+  EXPECT_NE(asked.out.find("2:1: [commands] auto_approve = [\"ls *\"] runs matching commands"),
+            std::string::npos)
+      << asked.out;
+  EXPECT_NE(asked.err.find("safesh trust --yes"), std::string::npos) << asked.err;
+  EXPECT_FALSE(std::filesystem::exists(trust_file()));
+
+  RunOutput trusted = Safesh({"trust", "--workspace", ws(), "--yes"});
+  EXPECT_EQ(trusted.exit_code, 0) << trusted.err;
+  struct stat st;
+  ASSERT_EQ(stat(trust_file().c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  EXPECT_EQ(Safesh({"check", "--workspace", ws(), "--", "ls"}).exit_code, 0);
+  RunOutput listed = Safesh({"trust", "--list"});
+  EXPECT_EQ(listed.out.rfind("unchanged  ", 0), 0u) << listed.out;
+
+  Write(project_file(), "[commands]\nauto_approve = [\"ls *\", \"rm *\"]\n");
+  RunOutput changed = Safesh({"check", "--workspace", ws(), "--", "ls"});
+  EXPECT_EQ(changed.exit_code, 78);
+  EXPECT_NE(changed.err.find("it changed since you trusted it"), std::string::npos) << changed.err;
+  EXPECT_EQ(Safesh({"trust", "--list"}).out.rfind("changed  ", 0), 0u);
+
+  Write(project_file(), text);  // back to the content trusted
+  EXPECT_EQ(Safesh({"check", "--workspace", ws(), "--", "ls"}).exit_code, 0);
+  RunOutput again = Safesh({"trust", "--workspace", ws(), "--yes"});
+  EXPECT_EQ(again.exit_code, 0);
+  EXPECT_NE(again.err.find("already trusted"), std::string::npos) << again.err;
+
+  RunOutput revoked = Safesh({"trust", "--revoke", "--workspace", ws()});
+  EXPECT_EQ(revoked.exit_code, 0) << revoked.err;
+  EXPECT_NE(revoked.err.find("no longer trusted"), std::string::npos) << revoked.err;
+  EXPECT_EQ(Safesh({"check", "--workspace", ws(), "--", "ls"}).exit_code, 78);
+  EXPECT_TRUE(Safesh({"trust", "--list"}).out.empty());
+}
+
+TEST_F(SettingsCli, TrustRefusesWhatCanNeverBeTrustedAndReportsMissingFiles) {
+  RunOutput none = Safesh({"trust", "--workspace", ws(), "--yes"});
+  EXPECT_EQ(none.exit_code, 66) << none.err;
+  EXPECT_NE(none.err.find("there is no project settings file"), std::string::npos) << none.err;
+
+  Write(project_file(), "[sandbox]\nshell = \"auto\"\n");
+  RunOutput never = Safesh({"trust", "--workspace", ws(), "--yes"});
+  EXPECT_EQ(never.exit_code, 78) << never.err;
+  EXPECT_NE(never.err.find("2:1: [sandbox] shell = \"auto\""), std::string::npos) << never.err;
+  EXPECT_FALSE(std::filesystem::exists(trust_file()));
+
+  Write(project_file(), "[sandbox\n");
+  RunOutput bad = Safesh({"trust", "--workspace", ws(), "--yes"});
+  EXPECT_EQ(bad.exit_code, 78) << bad.err;
+  EXPECT_NE(bad.err.find(project_file() + ":1:"), std::string::npos) << bad.err;
+
+  EXPECT_EQ(Safesh({"trust", "--list", "--revoke"}).exit_code, 64);
+}
+
 }  // namespace
 }  // namespace safesh::testing
