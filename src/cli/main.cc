@@ -18,6 +18,8 @@ int main(int argc, char** argv) {
   safesh::cli::AddRunCommand(app, run_args);
   safesh::cli::DoctorArgs doctor_args;
   safesh::cli::AddDoctorCommand(app, doctor_args);
+  safesh::cli::ConfigArgs config_args;
+  safesh::cli::AddConfigCommand(app, config_args);
   safesh::cli::TrustArgs trust_args;
   safesh::cli::AddTrustCommand(app, trust_args);
 
@@ -38,6 +40,7 @@ int main(int argc, char** argv) {
   if (app.got_subcommand("check")) return safesh::cli::RunCheck(check_args);
   if (app.got_subcommand("run")) return safesh::cli::RunRun(run_args);
   if (app.got_subcommand("doctor")) return safesh::cli::RunDoctor(doctor_args);
+  if (app.got_subcommand("config")) return safesh::cli::RunConfigShow(config_args);
   if (app.got_subcommand("trust")) return safesh::cli::RunTrust(trust_args);
   return safesh::cli::kExitUsage;
 }

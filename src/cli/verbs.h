@@ -89,6 +89,16 @@ struct DoctorArgs {
 void AddDoctorCommand(CLI::App& app, DoctorArgs& args);
 int RunDoctor(const DoctorArgs& args);
 
+struct ConfigArgs {
+  std::string config;
+  std::string workspace;
+  bool json = false;
+};
+
+// `safesh config show`
+void AddConfigCommand(CLI::App& app, ConfigArgs& args);
+int RunConfigShow(const ConfigArgs& args);
+
 struct TrustArgs {
   std::string workspace;
   bool revoke = false;

@@ -93,7 +93,8 @@ TEST_F(SettingsCli, AnUntrustedProjectThatLoosensStopsEverything) {
         "[approvals]\nheadless = \"allow\"\n");
   for (const std::vector<std::string>& args :
        std::vector<std::vector<std::string>>{{"check", "--workspace", ws(), "--", "ls"},
-                                             {"run", "--workspace", ws(), "--", "touch made"}}) {
+                                             {"run", "--workspace", ws(), "--", "touch made"},
+                                             {"config", "show", "--workspace", ws()}}) {
     RunOutput r = Safesh(args, {"SAFESH_SANDBOX_SHELL=off"});
     EXPECT_EQ(r.exit_code, 78) << args[0] << r.err;
     EXPECT_TRUE(r.out.empty()) << r.out;
@@ -169,6 +170,42 @@ TEST_F(SettingsCli, TrustRefusesWhatCanNeverBeTrustedAndReportsMissingFiles) {
   EXPECT_NE(bad.err.find(project_file() + ":1:"), std::string::npos) << bad.err;
 
   EXPECT_EQ(Safesh({"trust", "--list", "--revoke"}).exit_code, 64);
+}
+
+TEST_F(SettingsCli, ConfigShowSaysWhereEachValueCameFrom) {
+  Write(user_file(), "[commands]\ndeny = [\"rm\"]\n[tools]\nshell_timeout_seconds = 30\n");
+  Write(project_file(), "[commands]\ndeny = [\"curl\"]\n");
+  std::string config = Write(dir_ + "/c.toml", "[tools]\nshell_timeout_seconds = 45\n");
+  RunOutput r = Safesh({"config", "show", "--workspace", ws(), "--config", config, "--json"},
+                       {"SAFESH_SANDBOX_SHELL=auto"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  const nlohmann::json& s = j["settings"];
+  EXPECT_EQ(s["commands"]["deny"]["value"], nlohmann::json({"rm", "curl"}));
+  EXPECT_EQ(s["commands"]["deny"]["from"],
+            nlohmann::json({user_file() + ":2:9", project_file() + ":2:9"}));
+  EXPECT_EQ(s["tools"]["shell_timeout_seconds"]["value"], 45);
+  EXPECT_EQ(s["tools"]["shell_timeout_seconds"]["from"], config + ":2:1");
+  EXPECT_EQ(s["sandbox"]["shell"]["value"], "auto");
+  EXPECT_EQ(s["sandbox"]["shell"]["from"], "env SAFESH_SANDBOX_SHELL");
+  EXPECT_EQ(s["sandbox"]["allow_network"]["from"], "default");
+  EXPECT_TRUE(s["commands"]["allow"]["value"].is_null());  // no allow list
+  EXPECT_EQ(j["project"]["trust"], "untrusted");
+  ASSERT_EQ(j["files"].size(), 3u);
+  EXPECT_EQ(j["files"][1]["layer"], "project");
+
+  // The text form is TOML, with the same origins as comments: it reads back as settings.
+  RunOutput text = Safesh({"config", "show", "--workspace", ws(), "--config", config});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("  \"curl\",  # " + project_file() + ":2:9\n"), std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("shell_timeout_seconds = 45  # " + config + ":2:1\n"), std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("(project, not trusted: tightening only)"), std::string::npos)
+      << text.out;
+  std::string shown = Write(dir_ + "/shown.toml", text.out);
+  RunOutput reread = Safesh({"check", "--config", shown, "--", "curl x"});
+  EXPECT_EQ(reread.exit_code, 2) << reread.err;
 }
 
 }  // namespace
