@@ -109,4 +109,12 @@ struct TrustArgs {
 void AddTrustCommand(CLI::App& app, TrustArgs& args);
 int RunTrust(const TrustArgs& args);
 
+struct ImportArgs {
+  std::string path;
+};
+
+// `safesh import claude`
+void AddImportCommand(CLI::App& app, ImportArgs& args);
+int RunImportClaude(const ImportArgs& args);
+
 }  // namespace safesh::cli

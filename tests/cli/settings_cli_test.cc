@@ -208,5 +208,64 @@ TEST_F(SettingsCli, ConfigShowSaysWhereEachValueCameFrom) {
   EXPECT_EQ(reread.exit_code, 2) << reread.err;
 }
 
+TEST_F(SettingsCli, ImportClaudePrintsSettingsThatBehaveLikeTheRules) {
+  std::string claude = Write(ws() + "/.claude/settings.json", R"J({
+  "permissions": {
+    "allow": ["Bash(npm run build)", "Bash(git log:*)", "Bash(npm run *)", "WebFetch(domain:x.org)"],
+    "deny": ["Bash(rm:*)", "Read(./.env)"],
+    "ask": ["Bash(git push:*)"]
+  }
+})J");
+  RunOutput r = Safesh({"import", "claude"}, {}, ws());  // ./.claude/settings.json by default
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("not imported: allow WebFetch(domain:x.org): safesh has no rules per site"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.out.find("#   allow WebFetch(domain:x.org)"), std::string::npos) << r.out;
+  std::string imported = Write(dir_ + "/imported.toml", r.out);
+  struct Case {
+    const char* command;
+    int exit_code;
+  };
+  for (const Case& c : std::vector<Case>{{"npm run build", 0},
+                                         {"npm run build --prod", 0},  // also `npm run *`
+                                         {"npm test", 1},
+                                         {"git log --oneline", 0},
+                                         {"git logs", 1},
+                                         {"git push origin main", 1},
+                                         {"rm -rf build", 2},
+                                         {"timeout 5 rm x", 2}}) {
+    RunOutput v = Safesh({"check", "--config", imported, "--", c.command});
+    EXPECT_EQ(v.exit_code, c.exit_code) << c.command << "\n" << v.out << v.err;
+  }
+  // The home folder's file when the workspace has none; a path given explicitly.
+  std::filesystem::remove_all(ws() + "/.claude");
+  Write(dir_ + "/home/.claude/settings.json", R"J({"permissions": {"deny": ["Bash(curl:*)"]}})J");
+  RunOutput home = Safesh({"import", "claude"}, {}, ws());
+  EXPECT_EQ(home.exit_code, 0) << home.err;
+  EXPECT_NE(home.out.find("\"curl\",  # Bash(curl:*)"), std::string::npos) << home.out;
+  RunOutput given = Safesh({"import", "claude", dir_ + "/home/.claude/settings.json"});
+  EXPECT_EQ(given.exit_code, 0) << given.err;
+  EXPECT_NE(given.out.find("\"curl\",  # Bash(curl:*)"), std::string::npos) << given.out;
+}
+
+TEST_F(SettingsCli, ImportClaudeErrors) {
+  std::string bad =
+      Write(dir_ + "/bad.json", "{\n  \"permissions\": {\"allow\": [\"Bash(ls)\"}\n}\n");
+  RunOutput r = Safesh({"import", "claude", bad});
+  EXPECT_EQ(r.exit_code, 78);
+  EXPECT_TRUE(r.out.empty());
+  EXPECT_NE(r.err.find(bad + ":2:39: not valid JSON"), std::string::npos) << r.err;
+  std::string shape = Write(dir_ + "/shape.json", "{\"permissions\": {\"allow\": \"Bash\"}}");
+  RunOutput s = Safesh({"import", "claude", shape});
+  EXPECT_EQ(s.exit_code, 78);
+  EXPECT_NE(s.err.find("`permissions.allow' must be a list of rule strings"), std::string::npos)
+      << s.err;
+  EXPECT_EQ(Safesh({"import", "claude", dir_ + "/missing.json"}).exit_code, 66);
+  EXPECT_EQ(Safesh({"import", "claude"}, {}, ws()).exit_code, 66);  // neither default exists
+  EXPECT_EQ(Safesh({"import", "claude", dir_}).exit_code, 78);      // a directory
+  EXPECT_EQ(Safesh({"import"}).exit_code, 64);
+}
+
 }  // namespace
 }  // namespace safesh::testing
