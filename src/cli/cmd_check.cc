@@ -20,8 +20,13 @@ namespace safesh::cli {
 void AddCheckCommand(CLI::App& app, CheckArgs& args) {
   CLI::App* cmd = app.add_subcommand(
       "check", "Say whether the policy allows COMMAND, needs approval for it, or denies it");
-  cmd->add_option("--config", args.config, "Settings file (TOML) with the [commands] rules")
+  cmd->add_option("--config", args.config,
+                  "Settings file (TOML), over the user's and the workspace's settings")
       ->type_name("FILE");
+  cmd->add_option("--workspace", args.workspace,
+                  "The workspace whose .safesh/settings.toml applies (default: the current "
+                  "directory)")
+      ->type_name("DIR");
   cmd->add_flag("--json", args.json, "Print the verdict as a JSON object");
   cmd->add_flag("--jsonl", args.jsonl,
                 "Read one command per line from standard input, each a JSON string (or a JSON "
@@ -34,8 +39,10 @@ void AddCheckCommand(CLI::App& app, CheckArgs& args) {
       "Exit status: 0 allow, 1 ask (needs approval), 2 deny, 64 usage error, 78 bad settings.\n"
       "Each verdict is recorded in the audit log (see safesh audit); when it cannot be, a\n"
       "warning says so on standard error and the exit status is the verdict's.\n"
-      "Without --config there are no rules: every command needs approval, except searches of\n"
-      "the whole disk or home folder, which are denied.");
+      "Settings: ~/.config/safesh/settings.toml, then the workspace's .safesh/settings.toml,\n"
+      "then --config (see `safesh config show`). Without any file there are no rules: every\n"
+      "command needs approval, except searches of the whole disk or home folder, which are\n"
+      "denied.");
 }
 
 namespace {
@@ -133,7 +140,8 @@ std::string JudgeLine(const policy::Policy* p, const std::string& line,
 int RunCheck(const CheckArgs& args) {
   config::Settings settings;
   std::optional<policy::Policy> compiled;
-  if (!LoadRules("check", args.config, &settings, &compiled)) return kExitConfig;
+  if (!LoadRules("check", WorkspaceDir(args.workspace), args.config, &settings, &compiled))
+    return kExitConfig;
   const policy::Policy* p = compiled ? &*compiled : nullptr;
   policy::JudgeOptions options;
   options.home = HomeFolder();

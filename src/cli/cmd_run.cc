@@ -20,7 +20,9 @@ namespace safesh::cli {
 void AddRunCommand(CLI::App& app, RunArgs& args) {
   CLI::App* cmd =
       app.add_subcommand("run", "Judge COMMAND, ask when the policy says so, and run it with bash");
-  cmd->add_option("--config", args.config, "Settings file (TOML)")->type_name("FILE");
+  cmd->add_option("--config", args.config,
+                  "Settings file (TOML), over the user's and the workspace's settings")
+      ->type_name("FILE");
   cmd->add_option("--workspace", args.workspace,
                   "The workspace root: the default cwd, and where a cwd must be (default: the "
                   "current directory)")
@@ -59,11 +61,6 @@ void OnSignal(int) {
   if (g_cancel != nullptr) g_cancel->Cancel();
 }
 
-std::string CurrentDir() {
-  char buf[4096];
-  return getcwd(buf, sizeof buf) != nullptr ? std::string(buf) : std::string();
-}
-
 int ExitCodeFor(const pipeline::RunResult& r) {
   using O = pipeline::RunResult::Outcome;
   switch (r.outcome) {
@@ -96,12 +93,11 @@ int RunRun(const RunArgs& args) {
     return kExitUsage;
   }
   pipeline::RunContext context;
+  context.workspace = WorkspaceDir(args.workspace);
   std::optional<policy::Policy> compiled;
-  if (!LoadRules("run", args.config, &context.settings, &compiled)) return kExitConfig;
+  if (!LoadRules("run", context.workspace, args.config, &context.settings, &compiled))
+    return kExitConfig;
   context.policy = compiled ? &*compiled : nullptr;
-  context.workspace = args.workspace.empty() ? CurrentDir() : args.workspace;
-  if (!context.workspace.empty() && context.workspace[0] != '/')
-    context.workspace = CurrentDir() + "/" + context.workspace;
   context.home = HomeFolder();
   context.spool_base = exec::DefaultSpoolBase();
   // The environment is copied, then the scrubbed values are wiped from safesh's own block.
@@ -110,8 +106,7 @@ int RunRun(const RunArgs& args) {
     environment.emplace_back(*e);
   for (const std::string& e : environment)
     context.environment.emplace_back(e);
-  if (const char* o = std::getenv("SAFESH_SANDBOX_SHELL"); o != nullptr)
-    context.sandbox_override = o;
+  // SAFESH_SANDBOX_SHELL is a settings layer: LoadRules applied it to [sandbox] shell.
   if (const char* b = std::getenv("SAFESH_BWRAP"); b != nullptr) context.bwrap = b;
   if (const char* l = std::getenv("SAFESH_SANDBOX_LAUNCHER"); l != nullptr) context.launcher = l;
   // Remembered approvals and the audit log, in the user's state folder.

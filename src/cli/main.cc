@@ -22,6 +22,12 @@ int main(int argc, char** argv) {
   safesh::cli::AddApprovalsCommand(app, approvals_args);
   safesh::cli::AuditArgs audit_args;
   safesh::cli::AddAuditCommand(app, audit_args);
+  safesh::cli::ConfigArgs config_args;
+  safesh::cli::AddConfigCommand(app, config_args);
+  safesh::cli::TrustArgs trust_args;
+  safesh::cli::AddTrustCommand(app, trust_args);
+  safesh::cli::ImportArgs import_args;
+  safesh::cli::AddImportCommand(app, import_args);
 
   try {
     app.parse(argc, argv);
@@ -42,5 +48,8 @@ int main(int argc, char** argv) {
   if (app.got_subcommand("doctor")) return safesh::cli::RunDoctor(doctor_args);
   if (app.got_subcommand("approvals")) return safesh::cli::RunApprovals(approvals_args);
   if (app.got_subcommand("audit")) return safesh::cli::RunAudit(audit_args);
+  if (app.got_subcommand("config")) return safesh::cli::RunConfigShow(config_args);
+  if (app.got_subcommand("trust")) return safesh::cli::RunTrust(trust_args);
+  if (app.got_subcommand("import")) return safesh::cli::RunImportClaude(import_args);
   return safesh::cli::kExitUsage;
 }

@@ -8,6 +8,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "config/layers.h"
 #include "config/settings.h"
 #include "policy/verdict.h"
 
@@ -15,6 +16,8 @@ namespace safesh::cli {
 
 // Exit codes shared by every verb (see docs/architecture.md, "External contracts").
 inline constexpr int kExitUsage = 64;
+inline constexpr int kExitNoInput = 66;     // an input file that must exist does not
+inline constexpr int kExitCantCreate = 73;  // a file safesh keeps cannot be written
 inline constexpr int kExitConfig = 78;
 // `safesh run`: the command was stopped at a resource limit (next to 124, timed out).
 inline constexpr int kExitLimit = 125;
@@ -22,11 +25,27 @@ inline constexpr int kExitLimit = 125;
 // $HOME, or the password database's home folder; empty when neither is known.
 std::string HomeFolder();
 
-// Reads the settings file `config` (none when empty) and compiles its rules into *policy (left
-// empty without a file). On an error prints it, prefixed with "safesh VERB: ", and returns
-// false: the verb exits kExitConfig.
-bool LoadRules(const std::string& verb, const std::string& config, config::Settings* settings,
-               std::optional<policy::Policy>* policy);
+// The current directory; empty when it cannot be known.
+std::string CurrentDir();
+
+// The workspace a verb works in: `arg` (--workspace) made absolute, or the current directory.
+std::string WorkspaceDir(const std::string& arg);
+
+// The trust store's path (config/trust.h), from XDG_STATE_HOME or the home folder.
+std::string TrustFile();
+
+// Where the settings layers are for `workspace` (absolute) and the --config file `config`
+// (none when empty): the user file, the project file, the trust store, SAFESH_SANDBOX_SHELL.
+config::LayerSources LayerSourcesFor(const std::string& workspace, const std::string& config);
+
+// Reads the layered settings (config/layers.h). On an error prints it, prefixed with
+// "safesh VERB: bad settings: ", and returns false: the verb exits kExitConfig.
+bool LoadLayers(const std::string& verb, const std::string& workspace, const std::string& config,
+                config::LayeredSettings* layered);
+
+// LoadLayers, then the rules compiled into *policy (left empty when no settings file exists).
+bool LoadRules(const std::string& verb, const std::string& workspace, const std::string& config,
+               config::Settings* settings, std::optional<policy::Policy>* policy);
 
 struct ParseArgs {
   bool json = false;
@@ -40,6 +59,7 @@ int RunParse(const ParseArgs& args);
 
 struct CheckArgs {
   std::string config;
+  std::string workspace;
   bool json = false;
   bool jsonl = false;
   bool argv_mode = false;
@@ -88,5 +108,33 @@ struct AuditArgs {
 
 void AddAuditCommand(CLI::App& app, AuditArgs& args);
 int RunAudit(const AuditArgs& args);
+
+struct ConfigArgs {
+  std::string config;
+  std::string workspace;
+  bool json = false;
+};
+
+// `safesh config show`
+void AddConfigCommand(CLI::App& app, ConfigArgs& args);
+int RunConfigShow(const ConfigArgs& args);
+
+struct TrustArgs {
+  std::string workspace;
+  bool revoke = false;
+  bool list = false;
+  bool yes = false;
+};
+
+void AddTrustCommand(CLI::App& app, TrustArgs& args);
+int RunTrust(const TrustArgs& args);
+
+struct ImportArgs {
+  std::string path;
+};
+
+// `safesh import claude`
+void AddImportCommand(CLI::App& app, ImportArgs& args);
+int RunImportClaude(const ImportArgs& args);
 
 }  // namespace safesh::cli

@@ -5,6 +5,7 @@
 
 #include <toml++/toml.h>
 
+#include "config/toml_text.h"
 #include "sandbox/blocked_names.h"
 #include "util/file.h"
 
@@ -57,20 +58,41 @@ std::string At(const std::string& name, const toml::source_region& where) {
   return name + ":" + std::to_string(where.begin.line) + ":" + std::to_string(where.begin.column);
 }
 
-const char* TypeName(Key::Type t) {
+// What a value must be, with an example of writing it, so that the message is also the fix.
+std::string TypeName(Key::Type t, const std::string& k) {
   switch (t) {
     case Key::kStrings:
-      return "a list of strings";
+      return "a list of strings, e.g. " + k + " = [\"one\", \"two\"]";
     case Key::kBool:
-      return "true or false";
+      return "true or false, without quotes";
     case Key::kInt:
-      return "a whole number";
+      return "a whole number, without quotes";
     case Key::kString:
-      return "a string";
+      return "a string, in double quotes";
     case Key::kSize:
       return "a number of bytes or a string such as \"4GiB\" or \"off\"";
   }
   return "?";
+}
+
+FilePosition PositionOf(const toml::source_region& where) {
+  return {static_cast<int>(where.begin.line), static_cast<int>(where.begin.column)};
+}
+
+// Each pattern of a [commands] list must compile; an error names the pattern's own line and
+// column, and what patterns look like.
+bool CheckPatterns(const toml::node& value, const std::string& name, const std::string& k,
+                   std::string* error) {
+  for (const toml::node& n : *value.as_array()) {
+    std::string why;
+    if (!policy::ParsePattern(*n.value<std::string_view>(), &why)) {
+      *error = At(name, n.source()) + ": [commands] " + k + ": " + CommentText(why) +
+               " (a pattern is words such as \"git log\", a glob such as \"git *\", or "
+               "\"re:\" and an RE2 regular expression)";
+      return false;
+    }
+  }
+  return true;
 }
 
 bool Check(const toml::node& value, Key::Type type) {
@@ -166,7 +188,8 @@ bool ReadRunKey(const std::string& section, const std::string& k, const toml::no
     if (k == "shell") {
       std::string v(*value.value<std::string_view>());
       if (v != "auto" && v != "required" && v != "off")
-        return fail("must be \"auto\", \"required\" or \"off\" (it is \"" + v + "\")");
+        return fail("must be \"auto\", \"required\" or \"off\" (it is " +
+                    CommentText(TomlString(v)) + ")");
       s->sandbox.shell = v;
     }
     if (k == "allow_network") s->sandbox.allow_network = *value.value<bool>();
@@ -234,7 +257,7 @@ bool ReadRunKey(const std::string& section, const std::string& k, const toml::no
   if (section == "approvals" && k == "headless") {
     std::string v(*value.value<std::string_view>());
     if (v != "deny" && v != "allow")
-      return fail("must be \"deny\" or \"allow\" (it is \"" + v + "\")");
+      return fail("must be \"deny\" or \"allow\" (it is " + CommentText(TomlString(v)) + ")");
     s->approvals.headless = v;
   }
   return true;
@@ -242,8 +265,8 @@ bool ReadRunKey(const std::string& section, const std::string& k, const toml::no
 
 }  // namespace
 
-std::optional<Settings> ParseSettings(std::string_view text, const std::string& name,
-                                      std::string* error) {
+std::optional<SettingsFile> ParseSettingsFile(std::string_view text, const std::string& name,
+                                              std::string* error) {
   // Debian's toml++ reports syntax errors by throwing; they stop here.
   toml::table root;
   try {
@@ -252,7 +275,8 @@ std::optional<Settings> ParseSettings(std::string_view text, const std::string& 
     *error = At(name, e.source()) + ": " + std::string(e.description());
     return std::nullopt;
   }
-  Settings s;
+  SettingsFile file;
+  Settings& s = file.settings;
   for (const auto& [section_key, section_node] : root) {
     std::string section(section_key.str());
     const Section* known = nullptr;
@@ -264,7 +288,8 @@ std::optional<Settings> ParseSettings(std::string_view text, const std::string& 
       std::string list;
       for (const Section& k : KnownSections())
         list += (list.empty() ? "" : ", ") + std::string("[") + std::string(k.name) + "]";
-      *error = where + ": unknown section or key `" + section + "' (the sections are " + list + ")";
+      *error = where + ": unknown section or key `" + CommentText(section) +
+               "' (the sections are " + list + ")";
       return std::nullopt;
     }
     const toml::table* table = section_node.as_table();
@@ -283,19 +308,26 @@ std::optional<Settings> ParseSettings(std::string_view text, const std::string& 
         std::string list;
         for (const Key& c : known->keys)
           list += (list.empty() ? "" : ", ") + std::string(c.name);
-        *error =
-            kwhere + ": unknown key `" + k + "' in [" + section + "] (known keys: " + list + ")";
+        *error = kwhere + ": unknown key `" + CommentText(k) + "' in [" + section +
+                 "] (known keys: " + list + ")";
         return std::nullopt;
       }
       if (!Check(value, spec->type)) {
-        *error = kwhere + ": [" + section + "] " + k + " must be " + TypeName(spec->type);
+        *error = kwhere + ": [" + section + "] " + k + " must be " + TypeName(spec->type, k);
         return std::nullopt;
       }
+      WrittenKey written{section, k, PositionOf(key.source()), {}};
+      if (const toml::array* items = value.as_array()) {
+        for (const toml::node& n : *items)
+          written.items.push_back(PositionOf(n.source()));
+      }
+      file.written.push_back(std::move(written));
       if (section == "sandbox" || section == "tools" || section == "approvals") {
         if (!ReadRunKey(section, k, value, name, kwhere, &s, error)) return std::nullopt;
         continue;
       }
       if (section != "commands") continue;
+      if (spec->type == Key::kStrings && !CheckPatterns(value, name, k, error)) return std::nullopt;
       if (k == "deny") s.commands.deny = Strings(value);
       if (k == "ask") s.commands.ask = Strings(value);
       if (k == "allow") {
@@ -312,7 +344,23 @@ std::optional<Settings> ParseSettings(std::string_view text, const std::string& 
     *error = name + ": " + why;
     return std::nullopt;
   }
-  return s;
+  return file;
+}
+
+std::optional<Settings> ParseSettings(std::string_view text, const std::string& name,
+                                      std::string* error) {
+  std::optional<SettingsFile> file = ParseSettingsFile(text, name, error);
+  if (!file) return std::nullopt;
+  return std::move(file->settings);
+}
+
+std::vector<std::pair<std::string, std::string>> KnownSettingsKeys() {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const Section& section : KnownSections()) {
+    for (const Key& key : section.keys)
+      out.emplace_back(section.name, key.name);
+  }
+  return out;
 }
 
 std::optional<Settings> LoadSettings(const std::string& path, std::string* error) {

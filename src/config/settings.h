@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "policy/verdict.h"
@@ -61,9 +63,37 @@ struct Settings {
   // [background] is validated here and read when background processes are started.
 };
 
+// A place in a settings file (1-based, as toml++ counts).
+struct FilePosition {
+  int line = 0;
+  int column = 0;
+};
+
+// A key a settings file writes, and where: for errors that point at it, for the rules on what a
+// project file may set (config/project_rules.h), and for `safesh config show`.
+struct WrittenKey {
+  std::string section;              // "sandbox"
+  std::string key;                  // "allow_network"
+  FilePosition at;                  // the key
+  std::vector<FilePosition> items;  // a list's items, in order
+};
+
+// One file's settings, with the keys it wrote.
+struct SettingsFile {
+  Settings settings;
+  std::vector<WrittenKey> written;  // in the file's order
+};
+
 // Reads settings from TOML text. `name` (the file's path) is used in error messages.
+std::optional<SettingsFile> ParseSettingsFile(std::string_view text, const std::string& name,
+                                              std::string* error);
+
+// The same, for callers that need only the values.
 std::optional<Settings> ParseSettings(std::string_view text, const std::string& name,
                                       std::string* error);
+
+// Every key safesh knows, as {section, key}.
+std::vector<std::pair<std::string, std::string>> KnownSettingsKeys();
 
 // Reads the settings file at `path`.
 std::optional<Settings> LoadSettings(const std::string& path, std::string* error);

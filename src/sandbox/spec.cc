@@ -163,9 +163,12 @@ SandboxSpec BuildSpec(const config::SandboxSettings& settings,
     return false;
   };
 
+  // Only inside a writable root: everything else is read-only already, and a read-only bind
+  // of the host's /proc or /dev (or a link to them) over the sandbox's own would show the
+  // host's processes and devices. A project file may add read_only_paths (config/project_rules.h).
   for (const std::string& p : settings.read_only_paths) {
     std::string r = Real(Expand(p, home, base));
-    if (!r.empty()) AddUnique(&spec.read_only, r);
+    if (!r.empty() && in_writable(r)) AddUnique(&spec.read_only, r);
   }
 
   // Each root's git repository: hooks are never writable; config only when allowed. A name
@@ -210,8 +213,12 @@ SandboxSpec BuildSpec(const config::SandboxSettings& settings,
 
   for (const std::string& b : DefaultBlockedPaths(home))
     AddBlocked(b, &spec);
-  // safesh's own state (approvals, audit log, spool) wherever XDG_STATE_HOME puts it.
+  // safesh's own settings and state (approvals, audit log, spool, the trust list) wherever the
+  // XDG variables put them: a command must not read the record or change its settings or trust
+  // a project's file for the person.
   if (std::string state = util::StateDir(); !state.empty()) AddBlocked(state, &spec);
+  if (const char* v = getenv("XDG_CONFIG_HOME"); v != nullptr && v[0] == '/')
+    AddBlocked(std::string(v) + "/safesh", &spec);
   for (const std::string& p : settings.blocked_paths) {
     switch (ClassifyBlockedEntry(p)) {
       case BlockedEntryKind::kName:

@@ -18,7 +18,8 @@ RunOutput Safesh(std::vector<std::string> args, std::string stdin_text = "") {
   args.insert(args.begin(), SAFESH_BINARY);
   RunOptions options;
   options.stdin_text = std::move(stdin_text);
-  options.env = {"PATH=/usr/bin:/bin", "LC_ALL=C.UTF-8"};
+  // A home without settings: the user's own file must not change what these tests see.
+  options.env = {"PATH=/usr/bin:/bin", "LC_ALL=C.UTF-8", "HOME=/nonexistent-safesh-test-home"};
   return RunProgram(args, options);
 }
 

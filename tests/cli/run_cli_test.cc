@@ -81,9 +81,13 @@ TEST_F(RunCli, ExitCodesFollowTheContract) {
   EXPECT_EQ(unavailable.exit_code, 69);
   EXPECT_NE(unavailable.err.find("sandbox required but unavailable"), std::string::npos)
       << unavailable.err;
+  // The variable is a settings layer: a bad value is bad settings.
   o.env = Env();
   o.env.push_back("SAFESH_SANDBOX_SHELL=bogus");
-  EXPECT_EQ(RunProgram(Args({"--", "true"}), o).exit_code, 64);
+  RunOutput bogus = RunProgram(Args({"--", "true"}), o);
+  EXPECT_EQ(bogus.exit_code, 78);
+  EXPECT_NE(bogus.err.find("SAFESH_SANDBOX_SHELL must be auto, required or off"), std::string::npos)
+      << bogus.err;
 }
 
 TEST_F(RunCli, ADryRunShowsTheSandboxAndRunsNothing) {
@@ -103,6 +107,47 @@ TEST_F(RunCli, ADryRunShowsTheSandboxAndRunsNothing) {
   EXPECT_EQ(j["plan"].back(), "touch made");
   // A denied command is denied in a dry run too.
   EXPECT_EQ(Safesh({"--dry-run", "--", "rm -rf " + dir_ + "/ws"}).exit_code, 77);
+}
+
+// A read-only bind outside the writable roots adds nothing (all is read-only there) and over
+// the sandbox's own /proc or /dev would show the host's: such entries are left out, even when
+// reached through a link. (A project file may add read_only_paths without being trusted.)
+TEST_F(RunCli, ReadOnlyPathsOnlyCountInsideTheWritableRoots) {
+  std::filesystem::create_directories(dir_ + "/ws/docs");
+  ASSERT_EQ(symlink("/proc", (dir_ + "/ws/proc-link").c_str()), 0);
+  std::ofstream(dir_ + "/ro.toml")
+      << "[sandbox]\nread_only_paths = [\"/proc\", \"/dev\", \"proc-link\", \"docs\"]\n";
+  RunOptions o;
+  o.env = Env();
+  RunOutput dry = RunProgram({SAFESH_BINARY, "run", "--config", dir_ + "/ro.toml", "--workspace",
+                              dir_ + "/ws", "--dry-run", "--", "true"},
+                             o);
+  ASSERT_EQ(dry.exit_code, 0) << dry.err;
+  if (dry.out.find("bwrap ") == std::string::npos) GTEST_SKIP() << "no bubblewrap here";
+  std::string docs = dir_ + "/ws/docs";
+  EXPECT_NE(dry.out.find(" --ro-bind " + docs + " " + docs + " "), std::string::npos) << dry.out;
+  EXPECT_EQ(dry.out.find(" --ro-bind /proc /proc "), std::string::npos) << dry.out;
+  EXPECT_EQ(dry.out.find(" --ro-bind /dev /dev "), std::string::npos) << dry.out;
+}
+
+// Where XDG variables move safesh's settings and state (the trust list), they are hidden from
+// commands as the default places are.
+TEST_F(RunCli, SafeshsOwnFilesAreHiddenWhereverXdgPutsThem) {
+  std::filesystem::create_directories(dir_ + "/ws/xdg-config/safesh");
+  std::filesystem::create_directories(dir_ + "/ws/xdg-state/safesh");
+  std::filesystem::permissions(dir_ + "/ws/xdg-state/safesh", std::filesystem::perms::owner_all);
+  RunOptions o;
+  o.env = Env();
+  o.env.push_back("XDG_CONFIG_HOME=" + dir_ + "/ws/xdg-config");
+  o.env.push_back("XDG_STATE_HOME=" + dir_ + "/ws/xdg-state");
+  RunOutput dry = RunProgram(Args({"--dry-run", "--", "true"}), o);
+  ASSERT_EQ(dry.exit_code, 0) << dry.err;
+  if (dry.out.find("bwrap ") == std::string::npos) GTEST_SKIP() << "no bubblewrap here";
+  for (const char* d : {"/ws/xdg-config/safesh", "/ws/xdg-state/safesh"}) {
+    std::string path = dir_ + d;
+    EXPECT_NE(dry.out.find(" --tmpfs " + path + " --remount-ro " + path + " "), std::string::npos)
+        << dry.out;
+  }
 }
 
 TEST_F(RunCli, DoctorSaysWhetherTheSandboxWorks) {

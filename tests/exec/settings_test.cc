@@ -105,5 +105,28 @@ TEST(RunSettings, ResourceLimits) {
   }
 }
 
+TEST(RunSettings, EachWrittenKeyAndItemIsPlaced) {
+  std::string error;
+  auto f = ParseSettingsFile(
+      "[commands]\ndeny = [\"rm\",\n  \"curl\"]\n[tools]\n"
+      "  shell_timeout_seconds = 5\n",
+      "t.toml", &error);
+  ASSERT_TRUE(f) << error;
+  ASSERT_EQ(f->written.size(), 2u);
+  EXPECT_EQ(f->written[0].section, "commands");
+  EXPECT_EQ(f->written[0].key, "deny");
+  EXPECT_EQ(f->written[0].at.line, 2);
+  EXPECT_EQ(f->written[0].at.column, 1);
+  ASSERT_EQ(f->written[0].items.size(), 2u);
+  EXPECT_EQ(f->written[0].items[1].line, 3);
+  EXPECT_EQ(f->written[0].items[1].column, 3);
+  EXPECT_EQ(f->written[1].key, "shell_timeout_seconds");
+  EXPECT_EQ(f->written[1].at.column, 3);
+  EXPECT_EQ(f->settings.tools.shell_timeout_seconds, 5);
+  // A bad pattern is reported where it is, not only by the file's name.
+  EXPECT_FALSE(ParseSettingsFile("[commands]\nask = [\"ls\",\n \"re:[\"]\n", "t.toml", &error));
+  EXPECT_EQ(error.rfind("t.toml:3:2: [commands] ask: pattern `re:['", 0), 0u) << error;
+}
+
 }  // namespace
 }  // namespace safesh::config
