@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # What the sandbox costs, measured in one run with hyperfine: `safesh run -- true` through
 # bubblewrap against a bare `bwrap` with the same flags running `true` (the target is 1.25x),
-# and, for scale, `bash -c true` and safesh through the Landlock launcher.
+# and, for scale, `bash -c true`, safesh with its limits set by rlimits instead of cgroups
+# (SAFESH_LIMITS=rlimit: no cgroup to make and join), and safesh through the Landlock launcher.
 #   bench/sandbox_compare.sh [SAFESH_BINARY] [RUNS]
 # The bare bwrap's flags are safesh's own, taken from `safesh run --dry-run` in the same
 # workspace and home, without the two descriptors safesh hands it (the seccomp filter and the
@@ -49,14 +50,16 @@ echo "bare: $bare"
   "bash -c true" \
   "$bare" \
   "${run[*]} -- true" \
+  "env SAFESH_LIMITS=rlimit ${run[*]} -- true" \
   "env SAFESH_SANDBOX_LAUNCHER=landlock ${run[*]} -- true"
 
 python3 - "$work/sandbox.json" <<'PY'
 import json, statistics, sys
 r = json.load(open(sys.argv[1]))["results"]
 m = [statistics.median(x["times"]) * 1000 for x in r]
-bash, bare, safesh, landlock = m
+bash, bare, safesh, rlimit, landlock = m
 print(f"bash -c true {bash:.2f} ms; bare bwrap (safesh's flags) {bare:.2f} ms; "
       f"safesh run -- true (bubblewrap) {safesh:.2f} ms = {safesh / bare:.2f}x bare bwrap; "
+      f"with limits by rlimits instead of cgroups {rlimit:.2f} ms = {rlimit / bare:.2f}x; "
       f"safesh through Landlock {landlock:.2f} ms (medians)")
 PY
