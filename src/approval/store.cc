@@ -55,23 +55,8 @@ bool ReadList(const std::string& file, std::vector<Remembered>* out, std::string
     }
     return false;
   }
-  struct stat st;
-  if (fstat(fd.get(), &st) != 0) {
-    *error = Errno("cannot inspect the approvals file " + file);
-    return false;
-  }
-  if (!S_ISREG(st.st_mode) || st.st_uid != geteuid()) {
-    *error = "the approvals file " + file + " is not a regular file of this user: remove it";
-    return false;
-  }
   // Group or others able to write it could plant approvals; able to read it, see commands.
-  if ((st.st_mode & 077) != 0) {
-    char mode[8];
-    snprintf(mode, sizeof mode, "%03o", st.st_mode & 0777);
-    *error = "the approvals file " + file + " is open to other users (mode " + mode +
-             "): run chmod 600 on it";
-    return false;
-  }
+  if (!util::CheckPrivateFile(fd.get(), "the approvals file " + file, error)) return false;
   std::string text;
   if (!util::ReadToEnd(fd.get(), file, &text, error)) return false;
   nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);

@@ -36,20 +36,10 @@ bool Log::Open(const std::string& day, std::string* error) {
     *error = "cannot open the audit log " + path + ": " + strerror(errno);
     return false;
   }
+  if (!util::CheckPrivateFile(fd.get(), "the audit log " + path, error)) return false;
   struct stat st;
   if (fstat(fd.get(), &st) != 0) {
     *error = "cannot inspect the audit log " + path + ": " + strerror(errno);
-    return false;
-  }
-  if (!S_ISREG(st.st_mode) || st.st_uid != geteuid()) {
-    *error = "the audit log " + path + " is not a regular file of this user: remove it";
-    return false;
-  }
-  if ((st.st_mode & 077) != 0) {
-    char mode[8];
-    snprintf(mode, sizeof mode, "%03o", st.st_mode & 0777);
-    *error = "the audit log " + path + " can be read by other users (mode " + mode +
-             "): run chmod 600 on it";
     return false;
   }
   // A file that does not end in a newline ends in a torn record (a writer killed in the middle

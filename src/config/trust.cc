@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "util/file.h"
+#include "util/state_dir.h"
 #include "util/unique_fd.h"
 
 namespace safesh::config {
@@ -30,42 +31,6 @@ std::string Mode(mode_t m) {
 std::string Folder(const std::string& path) {
   size_t slash = path.rfind('/');
   return slash == 0 ? "/" : path.substr(0, slash);
-}
-
-// `path` must be a directory of this user's that no one else may enter or change.
-bool CheckPrivateDir(const std::string& path, std::string* error) {
-  struct stat st;
-  if (lstat(path.c_str(), &st) != 0) {
-    *error = Errno("cannot inspect " + path);
-    return false;
-  }
-  if (!S_ISDIR(st.st_mode)) {
-    *error = path + " is not a directory (a symbolic link or a file is refused: remove it)";
-    return false;
-  }
-  if (st.st_uid != geteuid()) {
-    *error = path + " belongs to another user: remove it, or set XDG_STATE_HOME";
-    return false;
-  }
-  if ((st.st_mode & 077) != 0) {
-    *error = path + " can be entered by other users (mode " + Mode(st.st_mode) +
-             "): run chmod 700 on it";
-    return false;
-  }
-  return true;
-}
-
-// Makes the store's folder (its parents like mkdir -p, the folder itself private).
-bool EnsureFolder(const std::string& folder, std::string* error) {
-  for (size_t i = 1; i <= folder.size(); ++i) {
-    if (i < folder.size() && folder[i] != '/') continue;
-    std::string prefix = folder.substr(0, i);
-    if (mkdir(prefix.c_str(), 0700) != 0 && errno != EEXIST) {
-      *error = Errno("cannot create " + prefix);
-      return false;
-    }
-  }
-  return CheckPrivateDir(folder, error);
 }
 
 bool Parse(const std::string& text, const std::string& path, TrustStore* store,
@@ -186,7 +151,7 @@ bool UpdateTrustStore(const std::string& path, const std::function<void(TrustSto
     return false;
   }
   std::string folder = Folder(path);
-  if (!EnsureFolder(folder, error)) return false;
+  if (!util::MakePrivateDir(folder, error)) return false;
   util::UniqueFd dir(open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   if (!dir.valid()) {
     *error = Errno("cannot open " + folder);

@@ -19,19 +19,6 @@
 namespace safesh::sandbox {
 namespace {
 
-std::string Real(const std::string& p) {
-  char* r = realpath(p.c_str(), nullptr);
-  if (r == nullptr) return "";
-  std::string out(r);
-  free(r);
-  return out;
-}
-
-bool Inside(const std::string& path, const std::string& dir) {
-  return path == dir || (path.size() > dir.size() && path.compare(0, dir.size(), dir) == 0 &&
-                         (dir.back() == '/' || path[dir.size()] == '/'));
-}
-
 // A folder as the search saw it: what its one stat is compared on next time.
 struct Stamp {
   std::string path;
@@ -145,7 +132,7 @@ Seen Search(const std::vector<SocketPlace>& places, size_t max_entries) {
   std::vector<std::string> walked;
   for (const SocketPlace& place : places) {
     // A place is walked once, by its real path (TMPDIR is often /tmp; /var/run is /run).
-    std::string real = Real(place.path);
+    std::string real = util::RealPath(place.path);
     if (real.empty()) {
       // Not there: if it appears, the answer changes.
       Stamp missing;
@@ -179,14 +166,14 @@ Seen Search(const std::vector<SocketPlace>& places, size_t max_entries) {
 SocketScan Apply(const Seen& seen, const std::vector<std::string>& allowed) {
   std::vector<std::string> real_allowed;
   for (const std::string& a : allowed) {
-    std::string r = Real(a);
+    std::string r = util::RealPath(a);
     if (!r.empty()) real_allowed.push_back(r);
   }
   SocketScan scan;
   scan.truncated = seen.truncated;
   for (const std::string& s : seen.sockets) {
     bool ok = std::any_of(real_allowed.begin(), real_allowed.end(),
-                          [&](const std::string& a) { return Inside(s, a); });
+                          [&](const std::string& a) { return util::IsPathInside(s, a); });
     if (!ok) scan.sockets.push_back(s);
   }
   return scan;

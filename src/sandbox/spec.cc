@@ -8,18 +8,11 @@
 
 #include "sandbox/blocked_names.h"
 #include "sandbox/host_sockets.h"
+#include "util/file.h"
 #include "util/state_dir.h"
 
 namespace safesh::sandbox {
 namespace {
-
-std::string Real(const std::string& p) {
-  char* r = realpath(p.c_str(), nullptr);
-  if (r == nullptr) return "";
-  std::string out(r);
-  free(r);
-  return out;
-}
 
 bool IsDir(const std::string& p) {
   struct stat st;
@@ -38,12 +31,6 @@ std::string Expand(const std::string& p, const std::string& home, const std::str
   return p;
 }
 
-bool Inside(const std::string& path, const std::string& root) {
-  return path == root || root == "/" ||
-         (path.size() > root.size() && path.compare(0, root.size(), root) == 0 &&
-          path[root.size()] == '/');
-}
-
 void AddUnique(std::vector<std::string>* v, const std::string& p) {
   if (!p.empty() && std::find(v->begin(), v->end(), p) == v->end()) v->push_back(p);
 }
@@ -54,7 +41,7 @@ void AddUnique(std::vector<std::string>* v, const std::string& p) {
 void AddBlocked(const std::string& path, SandboxSpec* spec) {
   struct stat st;
   if (lstat(path.c_str(), &st) != 0) return;
-  std::string r = Real(path);
+  std::string r = util::RealPath(path);
   if (r.empty()) return;
   if (IsDir(r)) {
     AddUnique(&spec->blocked_dirs, r);
@@ -85,10 +72,10 @@ std::vector<std::string> Glob(const std::string& pattern) {
 }  // namespace
 
 bool InsideAny(const std::string& path, const std::vector<std::string>& roots) {
-  std::string real = Real(path);
+  std::string real = util::RealPath(path);
   if (real.empty()) real = path;
   for (const std::string& r : roots) {
-    if (Inside(real, r)) return true;
+    if (util::IsPathInside(real, r)) return true;
   }
   return false;
 }
@@ -153,12 +140,12 @@ SandboxSpec BuildSpec(const config::SandboxSettings& settings,
   if (const char* t = getenv("TMPDIR"); t != nullptr && t[0] == '/') writable.push_back(t);
   if (!home.empty()) writable.push_back(home + "/.cache");
   for (const std::string& w : writable) {
-    std::string r = Real(w);
+    std::string r = util::RealPath(w);
     if (!r.empty() && IsDir(r)) AddUnique(&spec.writable, r);
   }
   auto in_writable = [&](const std::string& p) {
     for (const std::string& w : spec.writable) {
-      if (Inside(p, w)) return true;
+      if (util::IsPathInside(p, w)) return true;
     }
     return false;
   };
@@ -167,14 +154,14 @@ SandboxSpec BuildSpec(const config::SandboxSettings& settings,
   // of the host's /proc or /dev (or a link to them) over the sandbox's own would show the
   // host's processes and devices. A project file may add read_only_paths (config/project_rules.h).
   for (const std::string& p : settings.read_only_paths) {
-    std::string r = Real(Expand(p, home, base));
+    std::string r = util::RealPath(Expand(p, home, base));
     if (!r.empty() && in_writable(r)) AddUnique(&spec.read_only, r);
   }
 
   // Each root's git repository: hooks are never writable; config only when allowed. A name
   // that does not exist yet is masked so that it cannot be created.
   for (const std::string& root : roots) {
-    std::string git = Real(root) + "/.git";
+    std::string git = util::RealPath(root) + "/.git";
     if (!IsDir(git)) continue;
     std::string hooks = git + "/hooks";
     if (IsDir(hooks)) {
@@ -244,7 +231,7 @@ std::vector<std::string> BlockedScanRoots(const config::SandboxSettings& setting
     wanted.push_back(Expand(p, home, base));
   std::vector<std::string> out;
   for (const std::string& w : wanted) {
-    std::string r = Real(w);
+    std::string r = util::RealPath(w);
     if (!r.empty() && IsDir(r)) AddUnique(&out, r);
   }
   return out;
@@ -262,10 +249,10 @@ void AddBlockedMatches(const ScanResult& scan, const std::vector<std::string>& s
                        SandboxSpec* spec) {
   for (const std::vector<std::string>* found : {&scan.files, &scan.dirs}) {
     for (const std::string& p : *found) {
-      std::string r = Real(p);
+      std::string r = util::RealPath(p);
       bool holds_a_root = false;
       for (const std::string& root : scan_roots)
-        holds_a_root = holds_a_root || Inside(root, r);
+        holds_a_root = holds_a_root || util::IsPathInside(root, r);
       if (!r.empty() && !holds_a_root) AddBlocked(p, spec);
     }
   }

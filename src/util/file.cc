@@ -1,6 +1,7 @@
 #include "util/file.h"
 
 #include <fcntl.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 
 #include <cerrno>
@@ -50,6 +51,23 @@ std::string ReadFirstLine(const std::string& path) {
   std::string text, ignored;
   if (!ReadWholeFile(path, &text, &ignored)) return "";
   return text.substr(0, text.find('\n'));
+}
+
+std::string RealPath(const std::string& path) {
+  char* r = realpath(path.c_str(), nullptr);
+  if (r == nullptr) return "";
+  std::string out(r);
+  free(r);
+  return out;
+}
+
+bool IsPathInside(const std::string& path, const std::string& dir) {
+  if (dir.empty()) return false;
+  if (path == dir || dir == "/") return true;
+  std::string_view base(dir);
+  if (base.back() == '/') base.remove_suffix(1);
+  return path.size() > base.size() && path.compare(0, base.size(), base) == 0 &&
+         path[base.size()] == '/';
 }
 
 }  // namespace safesh::util

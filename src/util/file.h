@@ -17,4 +17,10 @@ std::string ReadFirstLine(const std::string& path);
 // Reads `fd` to its end into `*text`. `name` is used in the error message.
 bool ReadToEnd(int fd, const std::string& name, std::string* text, std::string* error);
 
+// `path` with every link resolved (realpath(3)); empty when it does not exist.
+std::string RealPath(const std::string& path);
+
+// Whether `path` is `dir` or lies below it (both absolute and normalised; "/" holds everything).
+bool IsPathInside(const std::string& path, const std::string& dir);
+
 }  // namespace safesh::util

@@ -53,4 +53,23 @@ bool MakePrivateDir(const std::string& path, std::string* error) {
   return true;
 }
 
+bool CheckPrivateFile(int fd, const std::string& what, std::string* error) {
+  struct stat st;
+  if (fstat(fd, &st) != 0) {
+    *error = "cannot inspect " + what + ": " + strerror(errno);
+    return false;
+  }
+  if (!S_ISREG(st.st_mode) || st.st_uid != geteuid()) {
+    *error = what + " is not a regular file of this user: remove it";
+    return false;
+  }
+  if ((st.st_mode & 077) != 0) {
+    char mode[8];
+    snprintf(mode, sizeof mode, "%03o", st.st_mode & 0777);
+    *error = what + " is open to other users (mode " + mode + "): run chmod 600 on it";
+    return false;
+  }
+  return true;
+}
+
 }  // namespace safesh::util

@@ -20,4 +20,8 @@ std::string StateDir();
 // False with a message saying what is wrong and what to do.
 bool MakePrivateDir(const std::string& path, std::string* error);
 
+// Checks that `fd` (open on the file `what` names, e.g. "the audit log /x/y") is a regular file
+// of this user that no one else may read or write. False with what is wrong and what to do.
+bool CheckPrivateFile(int fd, const std::string& what, std::string* error);
+
 }  // namespace safesh::util

@@ -58,5 +58,17 @@ TEST(ReadWholeFile, ErrorsNameThePathAndTheReason) {
   EXPECT_EQ(error, "/dev/zero: is not a regular file or a pipe");
 }
 
+TEST(Paths, InsideMeansTheFolderOrBelowIt) {
+  EXPECT_TRUE(IsPathInside("/a/b", "/a"));
+  EXPECT_TRUE(IsPathInside("/a", "/a"));
+  EXPECT_TRUE(IsPathInside("/a/b", "/a/"));
+  EXPECT_TRUE(IsPathInside("/anything", "/"));
+  EXPECT_FALSE(IsPathInside("/ab", "/a"));  // a sibling with the same start
+  EXPECT_FALSE(IsPathInside("/a", "/a/b"));
+  EXPECT_FALSE(IsPathInside("/a", ""));
+  EXPECT_EQ(RealPath("/nonexistent/x"), "");
+  EXPECT_EQ(RealPath("/tmp/../tmp"), RealPath("/tmp"));
+}
+
 }  // namespace
 }  // namespace safesh::util
