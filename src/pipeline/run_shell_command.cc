@@ -261,7 +261,6 @@ std::string LimitMessage(const exec::CommandLimits& l) {
          " processes reached ([sandbox] max_processes)";
 }
 
-
 // A record the audit log would not take: nothing runs (pipeline/audit_trail.h).
 RunResult AuditRefusal(const AuditTrail& trail, const char* what) {
   return Refuse(Outcome::kFailedToStart,

@@ -63,8 +63,8 @@ TEST(ApprovalText, HiddenCharactersAreSpelledOut) {
     EXPECT_NE(text.find("invisible or control characters"), std::string::npos) << text;
   }
   // The cwd and the reason (which may quote the command) are escaped too.
-  std::string text = ApprovalText(Request("ls", "/w/\x1b]0;owned\x07",
-                                          "`x\xe2\x80\xae' is not auto-approved\nFAKE: approved"));
+  std::string text = ApprovalText(
+      Request("ls", "/w/\x1b]0;owned\x07", "`x\xe2\x80\xae' is not auto-approved\nFAKE: approved"));
   EXPECT_EQ(text.find('\x1b'), std::string::npos) << text;
   EXPECT_EQ(text.find("\xe2\x80\xae"), std::string::npos) << text;
   EXPECT_EQ(text.find("\nFAKE"), std::string::npos) << text;

@@ -58,7 +58,8 @@ TEST(ApprovalStore, RemembersExactlyThisCommandInThisWorkspace) {
 
   std::vector<Remembered> list = Load(file);
   ASSERT_EQ(list.size(), 1u);
-  std::optional<Remembered> found = FindApproval(list, kRunCommand, "/home/me/proj", "npm run build");
+  std::optional<Remembered> found =
+      FindApproval(list, kRunCommand, "/home/me/proj", "npm run build");
   ASSERT_TRUE(found);
   EXPECT_EQ(found->id, a.id);
   EXPECT_EQ(found->target, "npm run build");
@@ -132,9 +133,10 @@ TEST(ApprovalStore, AFileOthersCouldChangeOrThatIsBrokenIsNotUsed) {
   EXPECT_NE(error.find("symbolic link"), std::string::npos) << error;
   ASSERT_EQ(unlink(file.c_str()), 0);
 
-  for (const char* broken : {"", "{", "[]", "{\"version\":2,\"approvals\":[]}",
-                             "{\"version\":1}", "{\"version\":1,\"approvals\":[1]}",
-                             "{\"version\":1,\"approvals\":[{\"id\":\"x\",\"kind\":\"run_command\"}]}"}) {
+  for (const char* broken :
+       {"", "{", "[]", "{\"version\":2,\"approvals\":[]}", "{\"version\":1}",
+        "{\"version\":1,\"approvals\":[1]}",
+        "{\"version\":1,\"approvals\":[{\"id\":\"x\",\"kind\":\"run_command\"}]}"}) {
     {
       std::ofstream f(file, std::ios::trunc);
       f << broken;

@@ -15,8 +15,8 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
-#include <nlohmann/json.hpp>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
 #include <vector>
@@ -126,8 +126,7 @@ TEST(AuditLog, EveryStringIsRedactedAndLinesStayLines) {
   EXPECT_EQ(text.find("ABCDEFGHIJKLMNOPQRSTUVWXYZ012345"), std::string::npos) << text;
   EXPECT_EQ(text.find("other"), std::string::npos) << text;
   nlohmann::json j = nlohmann::json::parse(text);
-  EXPECT_EQ(j["command"],
-            "echo [redacted DEPLOY_TOKEN]\nDEPLOY_TOKEN=[redacted] ghp_[redacted]");
+  EXPECT_EQ(j["command"], "echo [redacted DEPLOY_TOKEN]\nDEPLOY_TOKEN=[redacted] ghp_[redacted]");
 }
 
 TEST(AuditLog, RefusesFoldersAndFilesOthersCouldRead) {
@@ -209,7 +208,7 @@ TEST(AuditLog, AShortWriteIsAnErrorAndTheNextRecordStartsAfresh) {
     if (setrlimit(RLIMIT_FSIZE, &tight) != 0) _exit(11);
     Record big("cut", "2", &redaction);
     big.Str("payload", std::string(1000, 'x'));
-    if (log.Append(big, &error)) _exit(12);  // must fail...
+    if (log.Append(big, &error)) _exit(12);                              // must fail...
     if (error.find("took only 100 of") == std::string::npos) _exit(13);  // ...and say so
     if (setrlimit(RLIMIT_FSIZE, &old) != 0) _exit(14);
     if (!log.Append(Record("after", "3", &redaction), &error)) _exit(15);
@@ -241,7 +240,8 @@ Record Big(const Redaction& redaction, const std::string& writer, int seq, char 
   return r;
 }
 
-void CheckWhole(const std::string& line, size_t size, std::map<std::string, std::vector<int>>* seen) {
+void CheckWhole(const std::string& line, size_t size,
+                std::map<std::string, std::vector<int>>* seen) {
   nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
   ASSERT_TRUE(j.is_object()) << line.substr(0, 200);
   std::string payload = j["payload"];

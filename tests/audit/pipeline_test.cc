@@ -200,8 +200,8 @@ TEST_F(Pipeline, AlwaysIsRememberedForThisExactCommandInThisWorkspace) {
   ASSERT_EQ(again.outcome, Outcome::kRan) << again.error;
   EXPECT_EQ(again.output, "remembered\n");
   EXPECT_EQ(asked_, 1);
-  EXPECT_EQ(LastEvents(), (std::vector<std::string>{"request", "verdict", "approval", "start",
-                                                    "exit"}));
+  EXPECT_EQ(LastEvents(),
+            (std::vector<std::string>{"request", "verdict", "approval", "start", "exit"}));
   EXPECT_EQ(LastOf("approval")["by"], "remembered");
   EXPECT_EQ(LastOf("approval")["remembered"], true);
   EXPECT_EQ(LastOf("approval")["approval_id"], id);

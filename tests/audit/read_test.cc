@@ -45,8 +45,8 @@ TEST(AuditRead, WholeRecordsOnlyAndTornOnesCounted) {
 }
 
 TEST(AuditRead, SinceFiltersByTheRecordsTime) {
-  std::string text = Rec("2026-01-02T00:00:00.000Z", "old") + "\n" +
-                     Rec("2026-01-02T12:00:00.000Z", "new") + "\n";
+  std::string text =
+      Rec("2026-01-02T00:00:00.000Z", "old") + "\n" + Rec("2026-01-02T12:00:00.000Z", "new") + "\n";
   int64_t noon = 0;
   ASSERT_TRUE(util::ParseUtc("2026-01-02T12:00", &noon));
   ReadResult r;
@@ -62,7 +62,8 @@ TEST(AuditRead, DayFilesFromTheDayOfSinceOn) {
   std::ofstream(dir + "/2026-01-03.jsonl") << Rec("2026-01-03T10:00:00.000Z", "day3") << "\n";
   std::ofstream(dir + "/2026-01-02.jsonl") << Rec("2026-01-02T10:00:00.000Z", "day2") << "\n";
   std::ofstream(dir + "/notes.txt") << Rec("2026-01-02T10:00:00.000Z", "ignored") << "\n";
-  std::ofstream(dir + "/2026-01-02.jsonl.bak") << Rec("2026-01-02T10:00:00.000Z", "ignored") << "\n";
+  std::ofstream(dir + "/2026-01-02.jsonl.bak")
+      << Rec("2026-01-02T10:00:00.000Z", "ignored") << "\n";
   ReadResult all;
   std::string error;
   ASSERT_TRUE(ReadRecords(dir, 0, &all, &error)) << error;

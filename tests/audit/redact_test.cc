@@ -41,7 +41,8 @@ TEST(Redact, CredentialShapes) {
   const std::vector<Case> cases = {
       {"git clone https://ghp_ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@github.com/x",
        "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"},
-      {"echo github_pat_11ABCDEFG0123456789_abcdefghijklmnop", "11ABCDEFG0123456789_abcdefghijklmnop"},
+      {"echo github_pat_11ABCDEFG0123456789_abcdefghijklmnop",
+       "11ABCDEFG0123456789_abcdefghijklmnop"},
       {"OPENAI=sk-proj-abcdefghijklmnopqrstuvwxyz012345", "abcdefghijklmnopqrstuvwxyz012345"},
       {"x sk-ant-api03-AbCdEfGhIjKlMnOpQrStUv-_0123 y", "AbCdEfGhIjKlMnOpQrStUv-_0123"},
       {"aws configure set aws_access_key_id AKIAIOSFODNN7EXAMPLE", "IOSFODNN7EXAMPLE"},
@@ -62,7 +63,8 @@ TEST(Redact, CredentialShapes) {
       {R"(echo '{"password": "p4ss w0rd", "user": "me"}')", "p4ss w0rd"},
       {"client_secret: 5ZCw9Q2bzT0", "5ZCw9Q2bzT0"},
       {"SECRET=abc; echo", "abc"},
-      {"-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAA\n-----END OPENSSH PRIVATE KEY-----",
+      {"-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAA\n-----END OPENSSH PRIVATE "
+       "KEY-----",
        "b3BlbnNzaC1rZXktdjEAAAA"},
       {"-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA7 cut here", "MIIEpAIBAAKCAQEA7"},
   };
@@ -77,12 +79,12 @@ TEST(Redact, CredentialShapes) {
 TEST(Redact, OrdinaryTextIsLeftAlone) {
   // Also proves every pattern compiled: a broken one masks the whole text.
   Redaction r;
-  for (const char* text : {"ls -la", "git log --oneline -n 5", "npm run build && npm test",
-                           "disk-usage-report-generator-tool --verbose",
-                           "task-runner-configuration-file", "cat tokenizer.py",
-                           "grep -r password_reset src/", "echo the secret is out", "make -j2",
-                           "git config credential.helper store", "cd ~ && pwd",
-                           "find . -name '*.key'", "AKIA lowercase akiaiosfodnn7example"}) {
+  for (const char* text :
+       {"ls -la", "git log --oneline -n 5", "npm run build && npm test",
+        "disk-usage-report-generator-tool --verbose", "task-runner-configuration-file",
+        "cat tokenizer.py", "grep -r password_reset src/", "echo the secret is out", "make -j2",
+        "git config credential.helper store", "cd ~ && pwd", "find . -name '*.key'",
+        "AKIA lowercase akiaiosfodnn7example"}) {
     EXPECT_EQ(r.Apply(text), text);
   }
 }

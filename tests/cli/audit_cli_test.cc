@@ -208,8 +208,8 @@ TEST_F(AuditCli, APlantedSecretAppearsNowhere) {
   const std::string command = "echo " + secret + " ghp_Aa1Bb2Cc3Dd4Ee5Ff6Gg7Hh8Ii9Jj0KkLl";
   std::vector<RunOutput> outputs = {
       Run(command, "ws", env),
-      Safesh({"run", "--json", "--config", dir_ + "/rules.toml", "--workspace", dir_ + "/ws",
-              "--", command},
+      Safesh({"run", "--json", "--config", dir_ + "/rules.toml", "--workspace", dir_ + "/ws", "--",
+              command},
              env),
       Safesh({"check", "--", command}, env),
       Safesh({"check", "--json", "--", command}, env),

@@ -117,8 +117,7 @@ TEST(ProjectRules, AnUntrustedProjectFileThatLoosensIsAnError) {
 TEST(ProjectRules, ErrorsShowNoControlCharactersFromTheFile) {
   for (const char* toml :
        {"\"\\u001b[2J\" = 1\n", "[commands]\n\"x\\u001b]0;t\\u0007\" = [\"a\"]\n",
-        "[commands]\nauto_approve = [\"\\u001b[2Jls\"]\n",
-        "[sandbox]\nshell = \"\\u001b[2J\"\n",
+        "[commands]\nauto_approve = [\"\\u001b[2Jls\"]\n", "[sandbox]\nshell = \"\\u001b[2J\"\n",
         "[commands]\ndeny = [\"re:(\\u001b\"]\n"}) {
     TempDir dir;
     dir.Write("ws/.safesh/settings.toml", toml);
