@@ -26,6 +26,7 @@
 #include "sandbox/doctor.h"
 #include "sandbox/landlock.h"
 #include "support/subprocess.h"
+#include "util/file.h"
 
 namespace safesh::sandbox {
 namespace {
@@ -75,9 +76,33 @@ class Escape : public ::testing::TestWithParam<std::string> {
     context_.environment = exec::CurrentEnvironment();
     context_.prompter = [](const approval::ApprovalRequest&) { return approval::Answer::kApprove; };
     if (landlock()) context_.launcher = "landlock";
-    context_.confine = Confine();
+    context_.confine = UsableConfine();
   }
+  // safesh does not rely on a safesh-confine that lies in a writable root (a command could
+  // replace it), and a build in /tmp (a fresh clone there) is in one: such a build's copy is
+  // made in a private folder of the home, which the sandbox does not make writable.
+  std::string UsableConfine() {
+    std::string built = util::RealPath(Confine());
+    auto writable = [](const std::string& p) {
+      const char* t = getenv("TMPDIR");
+      return util::IsPathInside(p, "/tmp") || util::IsPathInside(p, "/var/tmp") ||
+             (t != nullptr && t[0] == '/' && util::IsPathInside(p, util::RealPath(t)));
+    };
+    const char* home = getenv("HOME");
+    if (built.empty() || !writable(built) || home == nullptr || home[0] != '/' ||
+        writable(util::RealPath(home))) {
+      return Confine();
+    }
+    std::string tmpl = std::string(home) + "/.safesh-test-confine-XXXXXX";
+    if (mkdtemp(tmpl.data()) == nullptr) return Confine();
+    confine_dir_ = tmpl;
+    fs::copy_file(built, confine_dir_ + "/safesh-confine");
+    fs::permissions(confine_dir_ + "/safesh-confine", fs::perms::owner_all);
+    return confine_dir_ + "/safesh-confine";
+  }
+
   void TearDown() override {
+    if (!confine_dir_.empty()) fs::remove_all(confine_dir_);
     if (!dir_.empty()) fs::remove_all(dir_);
   }
 
@@ -106,6 +131,7 @@ class Escape : public ::testing::TestWithParam<std::string> {
   }
 
   std::string dir_, home_, ws_;
+  std::string confine_dir_;  // a copy of safesh-confine outside the writable roots, if made
   pipeline::RunContext context_;
 };
 
