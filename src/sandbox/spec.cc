@@ -38,6 +38,17 @@ void AddUnique(std::vector<std::string>* v, const std::string& p) {
 // Hides `path` (as written: a link there is masked at its real path, which is what bubblewrap
 // would mount over anyway). A path that does not exist, or a link that points nowhere, is left
 // alone: there is nothing to read, and bubblewrap would create the missing target on the host.
+// Whether a blocked path that does not exist names a file (masked with /dev/null) rather than a
+// folder: the default files, and a name with an extension (`secrets.txt`).
+bool IsBlockedFile(const std::string& path) {
+  std::string name = path.substr(path.rfind('/') + 1);
+  for (const char* f : {".netrc", ".npmrc", ".pypirc", ".git-credentials", "credentials"}) {
+    if (name == f) return true;
+  }
+  size_t dot = name.rfind('.');
+  return dot != std::string::npos && dot > 0;
+}
+
 void AddBlocked(const std::string& path, SandboxSpec* spec) {
   struct stat st;
   if (lstat(path.c_str(), &st) != 0) return;
@@ -198,8 +209,33 @@ SandboxSpec BuildSpec(const config::SandboxSettings& settings,
   spec.sockets = std::move(sockets.sockets);
   spec.sockets_truncated = sockets.truncated;
 
-  for (const std::string& b : DefaultBlockedPaths(home))
+  // A blocked path that does not exist yet, where a command could create it (inside a writable
+  // root: ~/.ssh when the home folder is writable), gets its first missing component masked, as
+  // the protected git names do: a command must not plant ~/.ssh/authorized_keys for later.
+  // bubblewrap leaves the empty mount point on the host (an empty folder, or an empty file).
+  auto block_missing = [&](const std::string& path, bool file) {
+    struct stat st;
+    if (path.size() < 2 || path[0] != '/' || lstat(path.c_str(), &st) == 0) return;
+    std::string first = path;
+    for (;;) {
+      std::string parent = first.substr(0, first.rfind('/'));
+      if (parent.empty()) return;
+      if (lstat(parent.c_str(), &st) == 0) {
+        if (!S_ISDIR(st.st_mode)) return;  // nothing can be made below a file
+        break;
+      }
+      first = parent;
+    }
+    std::string parent = util::RealPath(first.substr(0, first.rfind('/')));
+    if (parent.empty()) return;
+    std::string target = (parent == "/" ? "" : parent) + first.substr(first.rfind('/'));
+    if (!in_writable(target)) return;  // read-only already: it cannot be created
+    AddUnique(first == path && file ? &spec.missing_files : &spec.missing_dirs, target);
+  };
+  for (const std::string& b : DefaultBlockedPaths(home)) {
     AddBlocked(b, &spec);
+    block_missing(b, IsBlockedFile(b));
+  }
   // safesh's own settings and state (approvals, audit log, spool, the trust list) wherever the
   // XDG variables put them: a command must not read the record or change its settings or trust
   // a project's file for the person.
@@ -216,6 +252,7 @@ SandboxSpec BuildSpec(const config::SandboxSettings& settings,
         break;
       case BlockedEntryKind::kPath:
         AddBlocked(Expand(p, home, base), &spec);
+        block_missing(Expand(p, home, base), IsBlockedFile(Expand(p, home, base)));
         break;
     }
   }

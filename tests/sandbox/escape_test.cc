@@ -73,7 +73,14 @@ class Escape : public ::testing::TestWithParam<std::string> {
     context_.workspace = ws_;
     context_.home = home_;
     context_.spool_base = dir_ + "/state/safesh/spool";
-    context_.environment = exec::CurrentEnvironment();
+    // The commands' HOME is the test's home: `~` in an attempt must never reach the real one
+    // (without the sandbox the attempts succeed, by design).
+    for (std::string_view v : exec::CurrentEnvironment()) {
+      if (!v.starts_with("HOME=")) env_.emplace_back(v);
+    }
+    env_.push_back("HOME=" + home_);
+    for (const std::string& v : env_)
+      context_.environment.emplace_back(v);
     context_.prompter = [](const approval::ApprovalRequest&) { return approval::Answer::kApprove; };
     if (landlock()) context_.launcher = "landlock";
     context_.confine = UsableConfine();
@@ -131,7 +138,9 @@ class Escape : public ::testing::TestWithParam<std::string> {
   }
 
   std::string dir_, home_, ws_;
-  std::string confine_dir_;  // a copy of safesh-confine outside the writable roots, if made
+  std::string confine_dir_;
+  std::vector<std::string> env_;  // the commands' environment (context_.environment views it)  // a
+                                  // copy of safesh-confine outside the writable roots, if made
   pipeline::RunContext context_;
 };
 
@@ -200,6 +209,31 @@ TEST_P(Escape, SafeshStateIsHiddenWhereverItIs) {
   } else {
     unsetenv("XDG_STATE_HOME");
   }
+}
+
+// With the home folder writable, a blocked name that does not exist yet cannot be made: a
+// command must not plant ~/.ssh/authorized_keys or ~/.aws/credentials for later.
+TEST_P(Escape, MissingBlockedPathsCannotBeCreated) {
+  if (landlock())
+    GTEST_SKIP()
+        << "Landlock cannot enforce this (documented): a read-only path inside a writable root";
+  context_.settings.sandbox.writable_paths = {home_};
+  fs::remove_all(home_ + "/.ssh");
+  auto reset = [&] {
+    fs::remove_all(home_ + "/.ssh");
+    fs::remove_all(home_ + "/.aws");
+    fs::remove(home_ + "/.netrc");
+  };
+  ExpectBlocked("mkdir -p ~/.ssh && echo key >> ~/.ssh/authorized_keys && echo PLANTED", "PLANTED",
+                reset);
+  ExpectBlocked("mkdir -p ~/.aws && echo k > ~/.aws/credentials && echo PLANTED", "PLANTED", reset);
+  ExpectBlocked("echo 'machine x password y' > ~/.netrc && echo PLANTED", "PLANTED", reset);
+  // Other new files in the writable home are fine.
+  RunResult in = Run("echo ok > ~/notes.txt && echo MADE", "required");
+  EXPECT_EQ(in.output, "MADE\n") << in.error;
+  // Only empty mount points are left on the host.
+  EXPECT_FALSE(fs::exists(home_ + "/.ssh/authorized_keys"));
+  EXPECT_FALSE(fs::exists(home_ + "/.aws/credentials"));
 }
 
 TEST_P(Escape, ProtectedGitNamesAndStartupFiles) {
