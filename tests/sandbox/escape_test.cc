@@ -124,6 +124,10 @@ class Escape : public ::testing::TestWithParam<std::string> {
   // The attempt works without the sandbox (its output contains `success`) and not within it.
   void ExpectBlocked(const std::string& command, const std::string& success,
                      const std::function<void()>& reset = nullptr) {
+    // `reset` clears what earlier runs left, before each attempt: bubblewrap leaves empty,
+    // read-only mount points for masked names that did not exist (root writes to them anyway;
+    // an ordinary user cannot).
+    if (reset) reset();
     RunResult off = Run(command, "off");
     ASSERT_EQ(off.sandbox_mode, "off");
     ASSERT_NE(off.output.find(success), std::string::npos)
