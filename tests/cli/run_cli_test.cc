@@ -201,21 +201,7 @@ TEST_F(RunCli, JsonResult) {
 
 // Starts safesh with its output to /dev/null; returns its pid.
 pid_t Start(const std::vector<std::string>& args, const std::vector<std::string>& env) {
-  std::vector<char*> argv, envp;
-  for (const std::string& a : args)
-    argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  for (const std::string& e : env)
-    envp.push_back(const_cast<char*>(e.c_str()));
-  envp.push_back(nullptr);
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-  pid_t pid = -1;
-  EXPECT_EQ(posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), envp.data()), 0);
-  posix_spawn_file_actions_destroy(&fa);
-  return pid;
+  return StartProgram(args, env);
 }
 
 TEST_F(RunCli, KillingSafeshKillsEverythingItStarted) {

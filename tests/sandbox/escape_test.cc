@@ -467,22 +467,7 @@ class Bomb : public Escape {
 
   // Starts safesh in the background (output to /dev/null); returns its pid.
   pid_t Start(const std::string& command, const std::string& limits) {
-    std::vector<std::string> args = Args(command, limits), env = Env();
-    std::vector<char*> argv, envp;
-    for (std::string& a : args)
-      argv.push_back(a.data());
-    argv.push_back(nullptr);
-    for (std::string& e : env)
-      envp.push_back(e.data());
-    envp.push_back(nullptr);
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-    pid_t pid = -1;
-    EXPECT_EQ(posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), envp.data()), 0);
-    posix_spawn_file_actions_destroy(&fa);
-    return pid;
+    return ::safesh::testing::StartProgram(Args(command, limits), Env());
   }
 
   // The cgroups safesh `pid` made that still exist.

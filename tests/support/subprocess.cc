@@ -132,4 +132,23 @@ RunOutput RunProgram(const std::vector<std::string>& args, const RunOptions& opt
   return result;
 }
 
+int StartProgram(const std::vector<std::string>& argv, const std::vector<std::string>& env) {
+  std::vector<char*> args, envp;
+  for (const std::string& a : argv)
+    args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  for (const std::string& e : env)
+    envp.push_back(const_cast<char*>(e.c_str()));
+  envp.push_back(nullptr);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+  pid_t pid = -1;
+  int rc = posix_spawn(&pid, args[0], &fa, nullptr, args.data(), envp.data());
+  posix_spawn_file_actions_destroy(&fa);
+  if (rc != 0) throw std::runtime_error("cannot start " + argv[0] + ": " + strerror(rc));
+  return pid;
+}
+
 }  // namespace safesh::testing

@@ -26,6 +26,10 @@ struct RunOutput {
 // Runs argv[0] (a path) with `argv`. Throws std::runtime_error when it cannot be started.
 RunOutput RunProgram(const std::vector<std::string>& argv, const RunOptions& options = {});
 
+// Starts argv[0] (a path) with `argv` and the environment `env`, its output to /dev/null, and
+// returns its pid without waiting (the caller reaps it). Throws when it cannot be started.
+int StartProgram(const std::vector<std::string>& argv, const std::vector<std::string>& env);
+
 }  // namespace safesh::testing
 
 #endif  // SAFESH_TESTS_SUPPORT_SUBPROCESS_H_
