@@ -1,6 +1,8 @@
 #include "util/file.h"
 
 #include <fcntl.h>
+#include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <string>
@@ -68,6 +70,35 @@ TEST(Paths, InsideMeansTheFolderOrBelowIt) {
   EXPECT_FALSE(IsPathInside("/a", ""));
   EXPECT_EQ(RealPath("/nonexistent/x"), "");
   EXPECT_EQ(RealPath("/tmp/../tmp"), RealPath("/tmp"));
+}
+
+// RealPath asks the kernel through /proc/self/fd; every answer must be what realpath(3) gives.
+TEST(Paths, RealPathAgreesWithRealpath) {
+  char dir_template[] = "/tmp/safesh-realpath-XXXXXX";
+  ASSERT_NE(mkdtemp(dir_template), nullptr);
+  std::string d = dir_template;
+  ASSERT_EQ(mkdir((d + "/a").c_str(), 0700), 0);
+  ASSERT_EQ(mkdir((d + "/a/b").c_str(), 0700), 0);
+  { UniqueFd f(open((d + "/a/b/file").c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, 0600)); }
+  ASSERT_EQ(symlink("a/b", (d + "/to_b").c_str()), 0);
+  ASSERT_EQ(symlink("to_b/file", (d + "/to_file").c_str()), 0);  // a link through a link
+  ASSERT_EQ(symlink("missing", (d + "/dangling").c_str()), 0);
+  ASSERT_EQ(symlink("loop", (d + "/loop").c_str()), 0);
+  ASSERT_EQ(mkfifo((d + "/fifo").c_str(), 0600), 0);  // must not block
+  ASSERT_EQ(symlink((d + "/a/b/file").c_str(), (d + "/absolute").c_str()), 0);
+  for (std::string p : {d, d + "/a", d + "/a/b/file", d + "/to_b", d + "/to_b/file", d + "/to_file",
+                        d + "/a/./b/../b/file", d + "/to_b/../b", d + "/fifo", d + "/absolute",
+                        d + "/a/b/", d + "//a//b", d + "/dangling", d + "/loop", d + "/a/b/file/",
+                        d + "/missing/x", std::string("/"), std::string("/proc/self")}) {
+    char* want = realpath(p.c_str(), nullptr);
+    EXPECT_EQ(RealPath(p), want != nullptr ? std::string(want) : std::string()) << p;
+    free(want);
+  }
+  for (const char* f : {"absolute", "fifo", "loop", "dangling", "to_file", "to_b", "a/b/file"})
+    unlink((d + "/" + f).c_str());
+  rmdir((d + "/a/b").c_str());
+  rmdir((d + "/a").c_str());
+  rmdir(d.c_str());
 }
 
 }  // namespace
