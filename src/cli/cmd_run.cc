@@ -92,29 +92,10 @@ int RunRun(const RunArgs& args) {
                       : "safesh run: give the command line as one argument (quote it)\n");
     return kExitUsage;
   }
-  pipeline::RunContext context;
-  context.workspace = WorkspaceDir(args.workspace);
-  std::optional<policy::Policy> compiled;
-  if (!LoadRules("run", context.workspace, args.config, &context.settings, &compiled))
-    return kExitConfig;
-  context.policy = compiled ? &*compiled : nullptr;
-  context.home = HomeFolder();
-  context.spool_base = exec::DefaultSpoolBase();
-  // The environment is copied, then the scrubbed values are wiped from safesh's own block.
-  std::vector<std::string> environment;
-  for (char** e = environ; e != nullptr && *e != nullptr; ++e)
-    environment.emplace_back(*e);
-  for (const std::string& e : environment)
-    context.environment.emplace_back(e);
-  // SAFESH_SANDBOX_SHELL is a settings layer: LoadRules applied it to [sandbox] shell.
-  if (const char* b = std::getenv("SAFESH_BWRAP"); b != nullptr) context.bwrap = b;
-  if (const char* l = std::getenv("SAFESH_SANDBOX_LAUNCHER"); l != nullptr) context.launcher = l;
-  // Remembered approvals and the audit log, in the user's state folder.
-  context.approvals_file = approval::DefaultApprovalsFile();
-  audit::Log audit_log(audit::DefaultAuditDir());
-  context.audit = &audit_log;
+  RunHost host;
+  if (int code = PrepareRunHost("run", args.workspace, args.config, &host); code != 0) return code;
+  pipeline::RunContext& context = host.context;
   context.client = "run";
-  if (const char* l = std::getenv("SAFESH_LIMITS"); l != nullptr) context.limits_override = l;
 
   if (args.approve == "yes") {
     context.prompter = [](const approval::ApprovalRequest&) { return approval::Answer::kApprove; };
@@ -124,12 +105,6 @@ int RunRun(const RunArgs& args) {
     context.prompter = approval::AskAtTerminal;
   }
 
-  // Not dumpable: the command, running as the same user, cannot open /proc/<safesh>/fd (the
-  // guard's control and report pipes) or read /proc/<safesh>/environ (the scrubbed secrets).
-  prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
-  exec::EnvRules scrub_rules;
-  if (context.settings.sandbox.scrub_env) scrub_rules.scrub = *context.settings.sandbox.scrub_env;
-  exec::WipeScrubbedFromEnviron(scrub_rules);
   // Orphans of the command come back to safesh if its guard is killed (see exec/guard.h).
   context.caller_is_subreaper = prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0;
   // A SIGCHLD ignored by whoever started safesh would make exit statuses vanish.

@@ -28,6 +28,8 @@ int main(int argc, char** argv) {
   safesh::cli::AddTrustCommand(app, trust_args);
   safesh::cli::ImportArgs import_args;
   safesh::cli::AddImportCommand(app, import_args);
+  safesh::cli::McpArgs mcp_args;
+  safesh::cli::AddMcpCommand(app, mcp_args);
 
   try {
     app.parse(argc, argv);
@@ -51,5 +53,6 @@ int main(int argc, char** argv) {
   if (app.got_subcommand("config")) return safesh::cli::RunConfigShow(config_args);
   if (app.got_subcommand("trust")) return safesh::cli::RunTrust(trust_args);
   if (app.got_subcommand("import")) return safesh::cli::RunImportClaude(import_args);
+  if (app.got_subcommand("mcp")) return safesh::cli::RunMcp(mcp_args);
   return safesh::cli::kExitUsage;
 }

@@ -8,8 +8,12 @@
 
 #include <CLI/CLI.hpp>
 
+#include <memory>
+
+#include "audit/log.h"
 #include "config/layers.h"
 #include "config/settings.h"
+#include "pipeline/run_shell_command.h"
 #include "policy/verdict.h"
 
 namespace safesh::cli {
@@ -82,6 +86,35 @@ struct RunArgs {
 
 void AddRunCommand(CLI::App& app, RunArgs& args);
 int RunRun(const RunArgs& args);
+
+// What a verb that runs commands (run, mcp) sets up once: the settings and rules, the
+// environment commands derive from, the audit log, and the context that points into them
+// (so a RunHost is never moved or copied).
+struct RunHost {
+  pipeline::RunContext context;
+  std::optional<policy::Policy> policy;
+  std::vector<std::string> environment;
+  std::unique_ptr<audit::Log> audit;
+  RunHost() = default;
+  RunHost(const RunHost&) = delete;
+  RunHost& operator=(const RunHost&) = delete;
+};
+
+// Fills `host` for `verb` (for messages) in the workspace `workspace_arg` (--workspace) with the
+// --config file `config`; the environment overrides (SAFESH_BWRAP, SAFESH_SANDBOX_LAUNCHER,
+// SAFESH_LIMITS) are read here. Then makes this process not dumpable and wipes the scrubbed
+// variables from its own environment: a command of the same user must not read them in
+// /proc/<pid>/environ. Returns 0, or the exit code after printing why (kExitConfig).
+int PrepareRunHost(const std::string& verb, const std::string& workspace_arg,
+                   const std::string& config, RunHost* host);
+
+struct McpArgs {
+  std::string config;
+  std::string workspace;
+};
+
+void AddMcpCommand(CLI::App& app, McpArgs& args);
+int RunMcp(const McpArgs& args);
 
 struct DoctorArgs {
   bool json = false;

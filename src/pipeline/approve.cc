@@ -113,10 +113,14 @@ bool Approve(const RunRequest& request, const std::string& cwd, const policy::Ve
   if (!trail->Approval(answer, by, approval_id, remember_error)) return AuditFailed(trail, result);
   if (answer != approval::Answer::kDeny) return true;
   result->outcome = RunResult::Outcome::kNotApproved;
+  // How a person can let it through, in the terms of the client that asked.
+  std::string how = c.client == "run" ? "approve it with --approve yes, or add a pattern for it "
+                                        "to [commands] auto_approve"
+                                      : "ask the user to add a pattern for it to [commands] "
+                                        "auto_approve in safesh's settings, or use a client "
+                                        "that can show approval forms";
   result->error = headless ? "blocked by command policy: " + verdict.reason +
-                                 "; it needs approval and no one could be asked (approve it with "
-                                 "--approve yes, or add a pattern for it to [commands] "
-                                 "auto_approve)"
+                                 "; it needs approval and no one could be asked (" + how + ")"
                            : "blocked by command policy: not approved (" + verdict.reason + ")";
   return false;
 }

@@ -1,0 +1,473 @@
+#include "mcp/server.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "approval/prompt.h"
+#include "exec/cancel.h"
+#include "mcp/jsonrpc.h"
+#include "mcp/tools.h"
+#include "pipeline/validate.h"
+#include "policy/verdict.h"
+
+namespace safesh::mcp {
+namespace {
+
+// The levels of logging/setLevel, least severe first (RFC 5424's, as MCP names them).
+constexpr const char* kLevels[] = {"debug", "info",     "notice", "warning",
+                                   "error", "critical", "alert",  "emergency"};
+
+int LevelIndex(const std::string& name) {
+  for (int i = 0; i < 8; ++i) {
+    if (name == kLevels[i]) return i;
+  }
+  return -1;
+}
+
+// One run_shell_command call in flight.
+struct Call {
+  Json id;
+  exec::CancelToken cancel;
+  std::atomic<bool> cancelled{false};  // the client cancelled it: send nothing more for it
+  std::atomic<bool> done{false};
+  std::thread thread;
+};
+
+// A request of ours (elicitation/create) waiting for the client's answer.
+struct Pending {
+  bool answered = false;
+  Json result;
+  Json error;
+};
+
+class Server {
+ public:
+  Server(int out_fd, const ServerConfig& config) : out_(out_fd), config_(config) {}
+
+  int Run(int in_fd, int stop_fd);
+
+ private:
+  void Handle(const Message& m);
+  void HandleRequest(const Message& m);
+  void HandleNotification(const Message& m);
+  void HandleResponse(const Message& m);
+  Json Initialize(const Json& params, int* code, std::string* error);
+  void CallTool(const Message& m);
+  void StartRun(const Json& id, CommandArgs args, Json progress_token);
+  void RunCall(const std::shared_ptr<Call>& call, const CommandArgs& args,
+               const Json& progress_token);
+  approval::Answer Elicit(const std::shared_ptr<Call>& call, const approval::ApprovalRequest& r);
+  void Log(int level, const std::string& text);
+  void ReapFinished();
+  void Shutdown();
+
+  Output out_;
+  const ServerConfig& config_;
+  bool initialized_ = false;
+  std::string protocol_;
+  ToolDialect dialect_;
+  bool can_elicit_ = false;
+  std::atomic<int> log_level_{1};  // info
+
+  std::mutex mu_;  // guards everything below
+  std::condition_variable answered_;
+  std::map<std::string, std::shared_ptr<Call>> calls_;   // by id (as JSON text)
+  std::map<int64_t, std::shared_ptr<Pending>> pending_;  // our requests, by id
+  int64_t next_request_id_ = 1;
+  bool stopping_ = false;
+};
+
+int Server::Run(int in_fd, int stop_fd) {
+  LineReader reader(in_fd, stop_fd);
+  std::string line;
+  int status = 0;
+  for (;;) {
+    LineReader::Status s = reader.Next(&line);
+    if (s == LineReader::Status::kEnd) break;
+    if (s == LineReader::Status::kError) {
+      std::cerr << "safesh mcp: cannot read the input; stopping\n";
+      status = 1;
+      break;
+    }
+    if (s == LineReader::Status::kTooLong) {
+      out_.Write(ErrorLine(Json(), kParseError,
+                           "the message is longer than " + std::to_string(kMaxLineBytes) +
+                               " bytes and was skipped"));
+      continue;
+    }
+    if (line.find_first_not_of(" \t") == std::string::npos) continue;  // blank lines are allowed
+    // Finished calls first: a client may use a finished request's id again.
+    ReapFinished();
+    Handle(ParseMessage(line));
+  }
+  Shutdown();
+  return status;
+}
+
+void Server::Handle(const Message& m) {
+  switch (m.kind) {
+    case Message::Kind::kInvalid:
+      out_.Write(ErrorLine(m.id, m.error_code, m.error_text));
+      return;
+    case Message::Kind::kRequest:
+      // Nothing thrown by a handler (a JSON type mismatch, an allocation) may end the server.
+      try {
+        HandleRequest(m);
+      } catch (const std::exception& e) {
+        out_.Write(ErrorLine(m.id, kInternalError, std::string("internal error: ") + e.what()));
+      }
+      return;
+    case Message::Kind::kNotification:
+      try {
+        HandleNotification(m);
+      } catch (const std::exception& e) {
+        Log(4, std::string("a notification could not be handled: ") + e.what());
+      }
+      return;
+    case Message::Kind::kResponse:
+      HandleResponse(m);
+      return;
+  }
+}
+
+Json Server::Initialize(const Json& params, int* code, std::string* error) {
+  if (!params.is_object() || !params.contains("protocolVersion") ||
+      !params["protocolVersion"].is_string()) {
+    *code = kInvalidParams;
+    *error = "initialize needs params.protocolVersion (a string such as \"2025-11-25\")";
+    return Json();
+  }
+  std::string asked = params["protocolVersion"].get<std::string>();
+  protocol_ = kProtocolVersions[0];
+  for (const char* v : kProtocolVersions) {
+    if (asked == v) protocol_ = v;
+  }
+  // Structured tool output and elicitation came with 2025-06-18.
+  bool modern = protocol_ != "2025-03-26";
+  dialect_.structured = modern;
+  can_elicit_ = false;
+  if (modern && params.contains("capabilities") && params["capabilities"].is_object()) {
+    const Json& caps = params["capabilities"];
+    if (auto e = caps.find("elicitation"); e != caps.end() && e->is_object()) {
+      // {} is form mode (the 2025-06-18 shape); a client of 2025-11-25 may list its modes.
+      can_elicit_ = e->empty() || e->contains("form");
+    }
+  }
+  initialized_ = true;
+  Json info = {{"name", "safesh"}, {"title", "safesh"}, {"version", config_.version}};
+  return {{"protocolVersion", protocol_},
+          {"capabilities", {{"tools", {{"listChanged", false}}}, {"logging", Json::object()}}},
+          {"serverInfo", info},
+          {"instructions",
+           "safesh runs shell commands in a sandbox after judging them against the user's "
+           "policy. Use run_shell_command for every shell command; check_command tells whether "
+           "a command would be allowed without running it. A denied command comes back with the "
+           "reason: change the command, do not retry it as it was."}};
+}
+
+void Server::HandleRequest(const Message& m) {
+  if (m.method == "ping") {
+    out_.Write(ResultLine(m.id, Json::object()));
+    return;
+  }
+  if (m.method == "initialize") {
+    if (initialized_) {
+      out_.Write(ErrorLine(m.id, kInvalidRequest, "initialize was already received"));
+      return;
+    }
+    int code = 0;
+    std::string error;
+    Json result = Initialize(m.params, &code, &error);
+    out_.Write(code != 0 ? ErrorLine(m.id, code, error) : ResultLine(m.id, result));
+    return;
+  }
+  if (!initialized_) {
+    out_.Write(ErrorLine(m.id, kMethodNotFound,
+                         "method not found: " + m.method +
+                             " (nothing but initialize and ping is served before initialize)"));
+    return;
+  }
+  if (m.method == "tools/list") {
+    out_.Write(ResultLine(m.id, ToolList(dialect_)));
+  } else if (m.method == "tools/call") {
+    CallTool(m);
+  } else if (m.method == "logging/setLevel") {
+    int level = m.params.is_object() && m.params.contains("level") && m.params["level"].is_string()
+                    ? LevelIndex(m.params["level"].get<std::string>())
+                    : -1;
+    if (level < 0) {
+      out_.Write(ErrorLine(m.id, kInvalidParams,
+                           "level must be one of debug, info, notice, warning, error, critical, "
+                           "alert, emergency"));
+      return;
+    }
+    log_level_ = level;
+    out_.Write(ResultLine(m.id, Json::object()));
+  } else {
+    out_.Write(ErrorLine(m.id, kMethodNotFound, "method not found: " + m.method));
+  }
+}
+
+void Server::CallTool(const Message& m) {
+  const Json& p = m.params;
+  if (!p.is_object() || !p.contains("name") || !p["name"].is_string()) {
+    out_.Write(ErrorLine(m.id, kInvalidParams, "tools/call needs params.name (a tool's name)"));
+    return;
+  }
+  std::string name = p["name"].get<std::string>();
+  if (name != kRunTool && name != kCheckTool) {
+    out_.Write(ErrorLine(
+        m.id, kInvalidParams,
+        "unknown tool: " + name + " (the tools are " + kRunTool + " and " + kCheckTool + ")"));
+    return;
+  }
+  Json arguments = p.contains("arguments") ? p["arguments"] : Json();
+  std::string error;
+  std::optional<CommandArgs> args = ReadCommandArgs(name, arguments, &error);
+  if (!args) {
+    out_.Write(ResultLine(m.id, ToolError(error)));
+    return;
+  }
+  if (name == kCheckTool) {
+    const pipeline::RunContext& c = config_.context;
+    policy::JudgeOptions options;
+    options.home = c.home;
+    policy::Verdict v = policy::Judge(c.policy, args->command, options);
+    out_.Write(ResultLine(m.id, CheckToolResult(v, dialect_)));
+    return;
+  }
+  if (args->background) {
+    out_.Write(
+        ResultLine(m.id, ToolError("background commands are not available in this server; run the "
+                                   "command in the foreground with a timeout_seconds")));
+    return;
+  }
+  Json token;
+  if (p.contains("_meta") && p["_meta"].is_object() && p["_meta"].contains("progressToken")) {
+    token = p["_meta"]["progressToken"];
+    if (!token.is_string() && !token.is_number_integer()) token = Json();
+  }
+  StartRun(m.id, std::move(*args), token);
+}
+
+void Server::StartRun(const Json& id, CommandArgs args, Json progress_token) {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::string key = Dump(id);
+  if (calls_.count(key) != 0) {
+    out_.Write(ErrorLine(id, kInvalidRequest, "a request with this id is still running"));
+    return;
+  }
+  size_t running = 0;
+  for (const auto& [k, c] : calls_)
+    running += c->done ? 0 : 1;
+  if (running >= static_cast<size_t>(config_.max_running_calls)) {
+    out_.Write(ResultLine(
+        id, ToolError("too many commands running at once (" +
+                      std::to_string(config_.max_running_calls) +
+                      "): wait for one to finish, or start long ones with background: true")));
+    return;
+  }
+  auto call = std::make_shared<Call>();
+  call->id = id;
+  calls_[key] = call;
+  call->thread = std::thread([this, call, args = std::move(args),
+                              token = std::move(progress_token)] { RunCall(call, args, token); });
+}
+
+void Server::RunCall(const std::shared_ptr<Call>& call, const CommandArgs& args,
+                     const Json& progress_token) {
+  pipeline::RunContext context = config_.context;
+  context.cancel = &call->cancel;
+  context.client = "mcp";
+  if (can_elicit_) {
+    context.prompter = [this, call](const approval::ApprovalRequest& r) { return Elicit(call, r); };
+  } else {
+    context.prompter = nullptr;
+  }
+  // The progress ticker: "still running" every progress_every_ms, until the command ends.
+  std::mutex tick_mu;
+  std::condition_variable tick_cv;
+  bool finished = false;
+  std::thread ticker;
+  if (!progress_token.is_null()) {
+    ticker = std::thread([&] {
+      auto start = std::chrono::steady_clock::now();
+      int n = 0;
+      std::unique_lock<std::mutex> lock(tick_mu);
+      for (;;) {
+        if (finished || call->cancelled) return;
+        auto secs = std::chrono::duration_cast<std::chrono::seconds>(
+                        std::chrono::steady_clock::now() - start)
+                        .count();
+        out_.Write(NotificationLine(
+            "notifications/progress",
+            {{"progressToken", progress_token},
+             {"progress", n++},
+             {"message", n == 1 ? "started" : "running for " + std::to_string(secs) + " s"}}));
+        tick_cv.wait_for(lock, std::chrono::milliseconds(config_.progress_every_ms));
+      }
+    });
+  }
+  pipeline::RunRequest request;
+  request.command = args.command;
+  request.cwd = args.cwd;
+  request.timeout_seconds = args.timeout_seconds;
+  pipeline::RunResult result = pipeline::RunShellCommand(request, context);
+  if (ticker.joinable()) {
+    {
+      std::lock_guard<std::mutex> lock(tick_mu);
+      finished = true;
+    }
+    tick_cv.notify_all();
+    ticker.join();
+  }
+  std::string ignored;
+  std::optional<std::chrono::milliseconds> timeout = pipeline::ResolveTimeout(
+      args.timeout_seconds, context.settings.tools.shell_timeout_seconds, &ignored);
+  double secs = timeout ? static_cast<double>(timeout->count()) / 1000.0 : 0;
+  std::string line = ResultLine(call->id, RunToolResult(result, secs, dialect_));
+  // Done before the answer is written: a client may reuse the id as soon as it has read it.
+  bool cancelled = call->cancelled;
+  call->done = true;
+  if (!cancelled) out_.Write(line);
+}
+
+approval::Answer Server::Elicit(const std::shared_ptr<Call>& call,
+                                const approval::ApprovalRequest& r) {
+  Json properties = {{"approve",
+                      {{"type", "boolean"},
+                       {"title", "Run this command"},
+                       {"description", "Yes runs it; no refuses it."},
+                       {"default", false}}}};
+  if (r.can_remember) {
+    properties["remember"] = {
+        {"type", "string"},
+        {"title", "Remember"},
+        {"description",
+         "always: approve this exact command in this workspace from now on (safesh approvals "
+         "lists and revokes)"},
+        {"enum", {"once", "always"}},
+        {"default", "once"}};
+  }
+  Json params = {{"message", approval::ApprovalText(r)},
+                 {"requestedSchema",
+                  {{"type", "object"}, {"properties", properties}, {"required", {"approve"}}}}};
+  if (protocol_ == "2025-11-25") params["mode"] = "form";
+  auto pending = std::make_shared<Pending>();
+  int64_t id;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (stopping_) return approval::Answer::kDeny;
+    id = next_request_id_++;
+    pending_[id] = pending;
+  }
+  if (!out_.Write(RequestLine(id, "elicitation/create", params))) {
+    std::lock_guard<std::mutex> lock(mu_);
+    pending_.erase(id);
+    return approval::Answer::kNoOneToAsk;
+  }
+  std::unique_lock<std::mutex> lock(mu_);
+  // Woken by the answer, a cancel of this call (HandleNotification), or the end of the input.
+  answered_.wait(lock, [&] { return pending->answered || call->cancelled || stopping_; });
+  pending_.erase(id);
+  if (!pending->answered) return approval::Answer::kDeny;
+  if (!pending->error.is_null()) {
+    Log(3, "the client could not show the approval form (" + Dump(pending->error) +
+               "); the headless answer applies");
+    return approval::Answer::kNoOneToAsk;
+  }
+  const Json& res = pending->result;
+  std::string action = res.is_object() && res.contains("action") && res["action"].is_string()
+                           ? res["action"].get<std::string>()
+                           : "";
+  if (action != "accept") return approval::Answer::kDeny;
+  const Json content =
+      res.contains("content") && res["content"].is_object() ? res["content"] : Json::object();
+  bool yes = content.contains("approve") && content["approve"].is_boolean() &&
+             content["approve"].get<bool>();
+  if (!yes) return approval::Answer::kDeny;
+  bool always = content.contains("remember") && content["remember"] == "always";
+  return always ? approval::Answer::kApproveAlways : approval::Answer::kApprove;
+}
+
+void Server::HandleNotification(const Message& m) {
+  if (m.method != "notifications/cancelled") return;  // initialized, progress...: nothing to do
+  if (!m.params.is_object() || !m.params.contains("requestId")) return;
+  std::string key = Dump(m.params["requestId"]);
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = calls_.find(key);
+  if (it == calls_.end() || it->second->done) return;  // finished, or never ours: ignored
+  it->second->cancelled = true;
+  it->second->cancel.Cancel();
+  answered_.notify_all();
+}
+
+void Server::HandleResponse(const Message& m) {
+  if (!m.id.is_number_integer()) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = pending_.find(m.id.get<int64_t>());
+  if (it == pending_.end()) return;  // late, or not ours
+  it->second->answered = true;
+  it->second->result = m.result;
+  it->second->error = m.error;
+  answered_.notify_all();
+}
+
+void Server::Log(int level, const std::string& text) {
+  std::cerr << "safesh mcp: " << text << "\n";
+  if (!initialized_ || level < log_level_) return;
+  out_.Write(NotificationLine("notifications/message",
+                              {{"level", kLevels[level]}, {"logger", "safesh"}, {"data", text}}));
+}
+
+void Server::ReapFinished() {
+  std::vector<std::shared_ptr<Call>> finished;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto it = calls_.begin(); it != calls_.end();) {
+      if (it->second->done) {
+        finished.push_back(it->second);
+        it = calls_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+  for (auto& c : finished)
+    c->thread.join();
+}
+
+void Server::Shutdown() {
+  std::vector<std::shared_ptr<Call>> all;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+    for (auto& [key, c] : calls_) {
+      // The client is gone: nothing can be answered, so every command is stopped.
+      c->cancelled = true;
+      c->cancel.Cancel();
+      all.push_back(c);
+    }
+    calls_.clear();
+    answered_.notify_all();
+  }
+  for (auto& c : all)
+    c->thread.join();
+}
+
+}  // namespace
+
+int Serve(int in_fd, int out_fd, int stop_fd, const ServerConfig& config) {
+  Server server(out_fd, config);
+  return server.Run(in_fd, stop_fd);
+}
+
+}  // namespace safesh::mcp
