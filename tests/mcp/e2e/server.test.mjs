@@ -9,7 +9,7 @@ import { connect, eventually, makeWorkspace, processesWith, rawClient } from './
 
 const RULES = `
 [commands]
-auto_approve = ["echo *", "printf *", "sleep *", "cat *", "touch *", "exit *"]
+auto_approve = ["echo *", "printf *", "sleep *", "cat *", "touch *", "exit *", "head *", "tr *"]
 deny = ["rm *"]
 ask = ["mkdir *"]
 `;
@@ -251,6 +251,24 @@ test('garbage is answered with JSON-RPC errors and serving goes on', async () =>
   const r = await c.next();
   assert.equal(r.id, 9);
   assert.equal(r.result.content[0].text, 'alive\n');
+  assert.equal(await c.close(), 0);
+  w.cleanup();
+});
+
+test('a flood of output stays a small message; the whole of it stays in the spool', async () => {
+  const w = makeWorkspace(RULES);
+  const c = rawClient(w);
+  c.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {} } });
+  await c.next();
+  // 20 MB of control characters: each one is six bytes once escaped in JSON.
+  c.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'run_shell_command', arguments: { command: "head -c 20000000 /dev/zero | tr '\\0' '\\1'" } } });
+  const r = await c.next(60000);
+  const size = Buffer.byteLength(JSON.stringify(r));
+  assert.ok(size < 2 * 1024 * 1024, `the answer is ${size} bytes`);
+  const s = r.result.structuredContent;
+  assert.equal(s.truncated, true);
+  assert.equal(s.output_bytes, 20000000);
+  assert.equal(fs.statSync(s.spool_path).size, 20000000);
   assert.equal(await c.close(), 0);
   w.cleanup();
 });
