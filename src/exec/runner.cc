@@ -204,7 +204,10 @@ struct OutputPump {
     for (int rounds = 0; rounds < 16; ++rounds) {
       ssize_t n = read(fd, buf.get() + carry, kReadBytes);
       if (n < 0 && errno == EINTR) continue;
-      if (n < 0 && errno == EAGAIN) return true;
+      if (n < 0 && errno == EAGAIN) {
+        Release();
+        return true;
+      }
       if (n <= 0) return false;
       if (redactor != nullptr) {
         Mask(carry + static_cast<size_t>(n), false);
@@ -213,6 +216,18 @@ struct OutputPump {
       }
     }
     return true;
+  }
+
+  // The pipe is empty for now: the held-back bytes that cannot begin a secret are stored, so
+  // that output which then pauses (a server's "listening" line) is not held up until more
+  // comes.
+  void Release() {
+    if (redactor == nullptr || carry == 0) return;
+    size_t ready = redactor->Releasable(buf.get(), carry);
+    if (ready == 0) return;
+    redactor->Scan(buf.get(), ready, true, [this](const char* p, size_t len) { Store(p, len); });
+    memmove(buf.get(), buf.get() + ready, carry - ready);
+    carry -= ready;
   }
 
   void Finish() {
