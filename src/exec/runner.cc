@@ -24,12 +24,6 @@ using Clock = std::chrono::steady_clock;
 // Read size: large reads keep the number of system calls low when a command prints gigabytes.
 constexpr size_t kReadBytes = 1 << 20;
 
-int MillisUntil(Clock::time_point t) {
-  auto left = std::chrono::duration_cast<std::chrono::milliseconds>(t - Clock::now()).count();
-  if (left <= 0) return 0;
-  return left > 1000 * 60 * 60 ? 1000 * 60 * 60 : static_cast<int>(left);
-}
-
 // Writes all of p[0, n); returns how many bytes were written (n unless an error stopped it).
 size_t WriteAll(int fd, const char* p, size_t n) {
   size_t done = 0;
@@ -431,6 +425,13 @@ ExecResult Execution::Finish() {
   return std::move(result_);
 }
 
+int PollTimeout(std::chrono::steady_clock::time_point until) {
+  if (until == Clock::time_point::max()) return -1;
+  auto left = std::chrono::ceil<std::chrono::milliseconds>(until - Clock::now()).count();
+  if (left <= 0) return 0;
+  return left > 1000 * 60 * 60 ? 1000 * 60 * 60 : static_cast<int>(left);
+}
+
 ExecResult Execute(const LaunchPlan& plan, const ExecOptions& options) {
   Execution e;
   if (!e.Start(plan, options)) return e.Finish();
@@ -439,8 +440,7 @@ ExecResult Execute(const LaunchPlan& plan, const ExecOptions& options) {
     fds.clear();
     Execution::Clock::time_point wake = Execution::Clock::time_point::max();
     e.Watch(&fds, &wake, true);
-    int wait_ms = wake == Execution::Clock::time_point::max() ? -1 : MillisUntil(wake);
-    int ready = poll(fds.data(), static_cast<nfds_t>(fds.size()), wait_ms);
+    int ready = poll(fds.data(), static_cast<nfds_t>(fds.size()), PollTimeout(wake));
     if (ready < 0 && errno != EINTR) {
       e.Abandon(std::string("poll failed: ") + strerror(errno));
       break;

@@ -70,6 +70,11 @@ struct ExecResult {
 
 ExecResult Execute(const LaunchPlan& plan, const ExecOptions& options);
 
+// poll's timeout for waiting until `until`: rounded up, so that a wait never ends just before
+// it (rounded down, the last millisecond before every timer would be spent spinning); -1 for
+// time_point::max().
+int PollTimeout(std::chrono::steady_clock::time_point until);
+
 struct OutputPump;
 struct GuardedCommand;
 

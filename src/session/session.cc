@@ -23,13 +23,6 @@ using Outcome = pipeline::RunResult::Outcome;
 // only bounds a guard that was stopped).
 constexpr std::chrono::seconds kStartWait{10};
 
-int MillisUntil(Clock::time_point t) {
-  if (t == Clock::time_point::max()) return -1;
-  auto left = std::chrono::duration_cast<std::chrono::milliseconds>(t - Clock::now()).count();
-  if (left <= 0) return 0;
-  return left > 60 * 60 * 1000 ? 60 * 60 * 1000 : static_cast<int>(left);
-}
-
 // Drives one execution on the calling thread until it has started (or ended), or `until`.
 void StepUntil(exec::Execution* e, Clock::time_point until, bool until_started) {
   std::vector<pollfd> fds;
@@ -37,7 +30,7 @@ void StepUntil(exec::Execution* e, Clock::time_point until, bool until_started) 
     fds.clear();
     Clock::time_point wake = until;
     e->Watch(&fds, &wake, true);
-    if (poll(fds.data(), static_cast<nfds_t>(fds.size()), MillisUntil(wake)) <= 0) {
+    if (poll(fds.data(), static_cast<nfds_t>(fds.size()), exec::PollTimeout(wake)) <= 0) {
       for (pollfd& p : fds)
         p.revents = 0;
     }
@@ -222,7 +215,7 @@ void Session::Loop() {
       p->exec->Watch(&fds, &wake, with_output);
     }
     lock.unlock();
-    int ready = poll(fds.data(), static_cast<nfds_t>(fds.size()), MillisUntil(wake));
+    int ready = poll(fds.data(), static_cast<nfds_t>(fds.size()), exec::PollTimeout(wake));
     if (ready <= 0) {
       for (pollfd& f : fds)
         f.revents = 0;
