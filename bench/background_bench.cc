@@ -3,12 +3,14 @@
 // process: every thread, not the commands or their guards) is reported against that wall time,
 // with its resident memory sampled each second.
 //
-//   build/bench/background_bench [--processes N] [--seconds S] [--sandbox] [--pattern RE]
-//                                [--command CMD]
+//   build/bench/background_bench [--processes N] [--seconds S] [--sandbox] [--rlimit]
+//                                [--pattern RE] [--command CMD]
 //
 // The default command prints 80-byte lines as fast as bash can; --command 'CMD' replaces it
 // (e.g. a log line every millisecond). --pattern gives every process a notify_pattern, so its
 // output passes through the host's memory to be matched instead of being spliced to the spool.
+// --rlimit: resource limits by rlimits and safesh's count of processes, as where no cgroup can
+// be made (SAFESH_LIMITS=rlimit).
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -51,6 +53,7 @@ int main(int argc, char** argv) {
   int processes = 8;
   double seconds = 10;
   bool sandboxed = false;
+  bool rlimit = false;
   std::string pattern;
   std::string command =
       "while :; do echo 'GET /static/app.js 200 1532 bytes in 0.4 ms - a dev server log line'; "
@@ -65,11 +68,13 @@ int main(int argc, char** argv) {
       sandboxed = true;
     } else if (a == "--pattern" && i + 1 < argc) {
       pattern = argv[++i];
+    } else if (a == "--rlimit") {
+      rlimit = true;
     } else if (a == "--command" && i + 1 < argc) {
       command = argv[++i];
     } else {
       fprintf(stderr,
-              "usage: %s [--processes N] [--seconds S] [--sandbox] [--pattern RE] "
+              "usage: %s [--processes N] [--seconds S] [--sandbox] [--rlimit] [--pattern RE] "
               "[--command CMD]\n",
               argv[0]);
       return 64;
@@ -90,6 +95,7 @@ int main(int argc, char** argv) {
     context.launcher = "bwrap";
   }
   context.settings.background.max_running = processes;
+  if (rlimit) context.limits_override = "rlimit";
   context.prompter = [](const safesh::approval::ApprovalRequest&) {
     return safesh::approval::Answer::kApprove;
   };
@@ -128,8 +134,8 @@ int main(int argc, char** argv) {
       running += p.running ? 1 : 0;
     }
     size_t notices = session.TakeNotices().size();
-    printf("%d background processes%s%s for %.1f s wall\n", processes,
-           sandboxed ? " in bubblewrap" : " without a sandbox",
+    printf("%d background processes%s%s%s for %.1f s wall\n", processes,
+           sandboxed ? " in bubblewrap" : " without a sandbox", rlimit ? ", rlimits" : "",
            pattern.empty() ? "" : (", notify_pattern " + pattern).c_str(), wall);
     printf("host CPU: %.3f s = %.2f%% of one core\n", cpu, 100.0 * cpu / wall);
     printf("host RSS: %.1f MiB after start, %.1f MiB at most, %.1f MiB at the end (each second:",

@@ -446,6 +446,7 @@ void Session::Shutdown() {
   Wake();
   // The loop ends once every process has; a guard that does not report is killed after 5 s
   // (exec::Execution), so this wait is bounded.
+  std::lock_guard<std::mutex> join(join_mu_);
   if (loop_.joinable()) loop_.join();
 }
 

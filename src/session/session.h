@@ -122,6 +122,7 @@ class Session {
   bool shut_down_ = false;
   NoticeQueue notices_;
   std::thread loop_;
+  std::mutex join_mu_;  // two Shutdowns at once: one joins the loop
   std::chrono::steady_clock::time_point next_output_{};
 };
 
