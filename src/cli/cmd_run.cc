@@ -37,6 +37,10 @@ void AddRunCommand(CLI::App& app, RunArgs& args) {
   cmd->add_flag("--dry-run", args.dry_run,
                 "Judge the command and build its sandbox, print what would be executed (the "
                 "bubblewrap command line), and run nothing");
+  cmd->add_flag("--background", args.background,
+                "Refused: a background command needs a host that stays running to keep it, "
+                "watch it and end it; use `safesh mcp` (run_shell_command with background: true, "
+                "then manage_background_process)");
   cmd->add_option("--approve", args.approve,
                   "When the policy asks: ask (at the terminal), yes, or no (default: ask at a "
                   "terminal, otherwise the [approvals] headless answer). A remembered approval "
@@ -86,6 +90,16 @@ int ExitCodeFor(const pipeline::RunResult& r) {
 }  // namespace
 
 int RunRun(const RunArgs& args) {
+  if (args.background) {
+    // `safesh run` ends when its command does, and nothing it started may outlive it: there is
+    // no one left to read a background command's output, tell the agent it ended, or kill it.
+    std::cerr << "safesh run: --background is not available in a one-shot run: nothing would be "
+                 "left to collect the command's output, report its end or kill it, and safesh "
+                 "lets nothing it started outlive it. Run safesh as a server instead: `safesh "
+                 "mcp` keeps background processes (run_shell_command with background: true, "
+                 "then manage_background_process to list, read and kill them)\n";
+    return kExitUsage;
+  }
   if (args.words.size() != 1) {
     std::cerr << (args.words.empty()
                       ? "safesh run: give the command to run, e.g. safesh run -- 'make test'\n"

@@ -80,6 +80,7 @@ struct RunArgs {
   std::optional<double> timeout;
   bool json = false;
   bool dry_run = false;
+  bool background = false;  // refused: a one-shot run cannot keep a background process
   std::string approve;
   std::vector<std::string> words;
 };

@@ -66,7 +66,7 @@ Field OptList(const char* section, const char* key,
   return x;
 }
 
-// In the contract's order. [background] is checked by settings.cc but not held yet.
+// In the contract's order.
 const std::vector<Field>& Fields() {
   static const std::vector<Field> fields = {
       List("commands", "deny", [](Settings* s) { return &s->commands.deny; }),
@@ -90,6 +90,13 @@ const std::vector<Field>& Fields() {
           [](Settings* s) { return &s->tools.shell_timeout_seconds; }),
       Int("tools", "output_limit_bytes", [](Settings* s) { return &s->tools.output_limit_bytes; }),
       Str("approvals", "headless", [](Settings* s) { return &s->approvals.headless; }),
+      Int("background", "max_running", [](Settings* s) { return &s->background.max_running; }),
+      Int("background", "max_lifetime_seconds",
+          [](Settings* s) { return &s->background.max_lifetime_seconds; }),
+      Int("background", "output_limit_bytes",
+          [](Settings* s) { return &s->background.output_limit_bytes; }),
+      Int("background", "retain_finished",
+          [](Settings* s) { return &s->background.retain_finished; }),
   };
   return fields;
 }
@@ -126,7 +133,7 @@ void Merge(const SettingsFile& file, const Origin& where, LayeredSettings* out) 
   Settings from = file.settings;
   for (const WrittenKey& k : file.written) {
     const Field* f = FindField(k.section, k.key);
-    if (f == nullptr) continue;  // checked, not held ([background])
+    if (f == nullptr) continue;
     Origin origin = where;
     origin.at = k.at;
     std::vector<Origin>& origins = out->origins[Name(*f)];

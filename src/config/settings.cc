@@ -254,6 +254,33 @@ bool ReadRunKey(const std::string& section, const std::string& k, const toml::no
     }
     return true;
   }
+  if (section == "background") {
+    // Bounds that hold whoever sets them (a project file may, untrusted): a host never keeps
+    // more than 32 commands, a day, 64 MiB of output each, or 256 finished ones.
+    struct Bound {
+      std::string_view key;
+      int64_t min, max;
+      int64_t* value;
+      const char* unit;
+    };
+    const Bound bounds[] = {
+        {"max_running", 1, 32, &s->background.max_running, ""},
+        {"max_lifetime_seconds", 1, 24 * 60 * 60, &s->background.max_lifetime_seconds,
+         " seconds (a day)"},
+        {"output_limit_bytes", kMinOutputLimit, kMaxOutputLimit, &s->background.output_limit_bytes,
+         " bytes"},
+        {"retain_finished", 0, 256, &s->background.retain_finished, ""},
+    };
+    int64_t v = *value.value<int64_t>();
+    for (const Bound& b : bounds) {
+      if (b.key != k) continue;
+      if (v < b.min || v > b.max)
+        return fail("must be from " + std::to_string(b.min) + " to " + std::to_string(b.max) +
+                    b.unit + " (it is " + std::to_string(v) + ")");
+      *b.value = v;
+    }
+    return true;
+  }
   if (section == "approvals" && k == "headless") {
     std::string v(*value.value<std::string_view>());
     if (v != "deny" && v != "allow")
@@ -322,7 +349,8 @@ std::optional<SettingsFile> ParseSettingsFile(std::string_view text, const std::
           written.items.push_back(PositionOf(n.source()));
       }
       file.written.push_back(std::move(written));
-      if (section == "sandbox" || section == "tools" || section == "approvals") {
+      if (section == "sandbox" || section == "tools" || section == "approvals" ||
+          section == "background") {
         if (!ReadRunKey(section, k, value, name, kwhere, &s, error)) return std::nullopt;
         continue;
       }

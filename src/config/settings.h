@@ -55,12 +55,21 @@ struct ApprovalSettings {
   std::string headless = "deny";
 };
 
+// [background]: what a long-lived host (session/session.h) lets background commands hold.
+struct BackgroundSettings {
+  int64_t max_running = 8;              // more are refused
+  int64_t max_lifetime_seconds = 3600;  // then the command is killed
+  // The output a process keeps for `output` and notices (the whole output is in its spool).
+  int64_t output_limit_bytes = 256 * 1024;
+  int64_t retain_finished = 16;  // finished processes listed; the oldest go first
+};
+
 struct Settings {
   policy::CommandRules commands;
   SandboxSettings sandbox;
   ToolSettings tools;
   ApprovalSettings approvals;
-  // [background] is validated here and read when background processes are started.
+  BackgroundSettings background;
 };
 
 // A place in a settings file (1-based, as toml++ counts).

@@ -27,6 +27,40 @@ size_t Redactor::Find(size_t k, const char* data, size_t n, size_t from, size_t 
   return hit == nullptr ? n : static_cast<size_t>(static_cast<const char*>(hit) - data);
 }
 
+size_t Redactor::Releasable(const char* data, size_t n) const {
+  // The earliest suffix that is the start of a secret (a proper prefix: a whole one is found
+  // below).
+  size_t j = n;
+  for (size_t i = 0; i < n && j == n; ++i) {
+    for (const Pattern& p : secrets_) {
+      if (n - i < p.value.size() && memcmp(data + i, p.value.data(), n - i) == 0) {
+        j = i;
+        break;
+      }
+    }
+  }
+  // A secret found whole that crosses the cut moves it to the secret's start (and a secret
+  // overlapping that one, further).
+  for (bool moved = true; moved && j > 0;) {
+    moved = false;
+    for (const Pattern& p : secrets_) {
+      for (size_t from = 0; from < j;) {
+        const void* hit = memmem(data + from, n - from, p.value.data(), p.value.size());
+        if (hit == nullptr) break;
+        size_t at = static_cast<size_t>(static_cast<const char*>(hit) - data);
+        if (at >= j) break;
+        if (at + p.value.size() > j) {
+          j = at;
+          moved = true;
+          break;
+        }
+        from = at + 1;
+      }
+    }
+  }
+  return j;
+}
+
 void Redactor::Feed(std::string_view piece, std::string* out) {
   if (secrets_.empty()) {
     out->append(piece);

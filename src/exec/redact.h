@@ -34,6 +34,13 @@ class Redactor {
   template <typename Emit>
   size_t Scan(const char* data, size_t n, bool at_end, Emit&& emit) const;
 
+  // Of bytes Scan held back, data[0, n), how many can be released now, before more data
+  // arrives (when a stream goes quiet: a long-lived process's last line must not wait for its
+  // next one): everything before the earliest point from which the bytes could still begin a
+  // secret, and before any secret found whole in them that crosses that point. Scan them with
+  // at_end; the rest stays held back.
+  size_t Releasable(const char* data, size_t n) const;
+
   // The same with the held-back bytes kept here: appends what is final to `out`.
   void Feed(std::string_view piece, std::string* out);
   // Appends what was held back. The stream is over.

@@ -56,6 +56,7 @@ bool Approve(const RunRequest& request, const std::string& cwd, const policy::Ve
   approval::ApprovalRequest ask;
   ask.command = request.command;
   ask.cwd = cwd;
+  ask.background = request.background;
   ask.reason = verdict.reason;
   ask.workspace = ApprovalWorkspace(c.workspace);
   ask.can_remember = !c.approvals_file.empty();

@@ -65,7 +65,7 @@ AuditTrail::AuditTrail(const RunRequest& request, const RunContext& c)
   if (request.timeout_seconds) snprintf(timeout, sizeof timeout, "%g", *request.timeout_seconds);
   r.StrOrNull("timeout_s", timeout);
   r.Bool("dry_run", request.dry_run);
-  r.Bool("background", false);
+  r.Bool("background", request.background);
   requested_ = Write(r);
 }
 

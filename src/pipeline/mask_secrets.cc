@@ -39,6 +39,11 @@ void MaskSecrets(policy::Verdict* verdict, const std::vector<exec::Secret>& secr
   if (redactor.active()) MaskVerdict(redactor, verdict);
 }
 
+void MaskSecrets(std::string* text, const std::vector<exec::Secret>& secrets) {
+  exec::Redactor redactor(secrets);
+  if (redactor.active()) Mask(redactor, text);
+}
+
 void MaskSecrets(RunResult* r, const std::vector<exec::Secret>& secrets) {
   exec::Redactor redactor(secrets);
   if (!redactor.active()) return;

@@ -16,6 +16,9 @@ namespace safesh::pipeline {
 // Every text of the verdict: reason, argv, matched rules, write targets, findings, parse error.
 void MaskSecrets(policy::Verdict* verdict, const std::vector<exec::Secret>& secrets);
 
+// Any other text about the command (its text as a host lists it).
+void MaskSecrets(std::string* text, const std::vector<exec::Secret>& secrets);
+
 // The result's error, advice, sandbox reason, spool path, plan and verdict (not its output,
 // which was masked as it streamed).
 void MaskSecrets(RunResult* result, const std::vector<exec::Secret>& secrets);

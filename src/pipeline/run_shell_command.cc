@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <map>
 #include <mutex>
 
@@ -16,6 +17,7 @@
 #include "pipeline/approve.h"
 #include "pipeline/audit_trail.h"
 #include "pipeline/mask_secrets.h"
+#include "pipeline/prepared_run.h"
 #include "pipeline/validate.h"
 #include "sandbox/advice.h"
 #include "sandbox/blocked_scan.h"
@@ -269,56 +271,86 @@ RunResult AuditRefusal(const AuditTrail& trail, const char* what) {
                     "): nothing ran; safesh does not run commands it cannot record");
 }
 
-RunResult RunSteps(const RunRequest& request, const RunContext& c, AuditTrail* trail,
-                   std::string* notes) {
+// A background command's lifetime: [background] max_lifetime_seconds, or the request's timeout
+// when it is shorter.
+std::optional<std::chrono::milliseconds> Lifetime(const RunRequest& request, const RunContext& c,
+                                                  std::string* error) {
+  double seconds = static_cast<double>(c.settings.background.max_lifetime_seconds);
+  if (request.timeout_seconds) {
+    double t = *request.timeout_seconds;
+    if (!std::isfinite(t) || t <= 0) {
+      *error = "the timeout must be a positive number of seconds";
+      return std::nullopt;
+    }
+    seconds = std::min(seconds, t);
+  }
+  return std::chrono::milliseconds(std::max<int64_t>(1, static_cast<int64_t>(seconds * 1000)));
+}
+
+// Steps 1 to 5. False when the request ends here: run->result is then its result.
+bool PrepareSteps(const RunContext& c, PreparedRun* run) {
+  const RunRequest& request = run->request;
+  AuditTrail* trail = &run->trail;
+  auto end = [run](RunResult r) {
+    run->result = std::move(r);
+    return false;
+  };
   // 1. Validate.
   if (request.command.find_first_not_of(" \t\r\n") == std::string::npos)
-    return Refuse(Outcome::kInvalid, "the command is empty: give a bash command to run");
+    return end(Refuse(Outcome::kInvalid, "the command is empty: give a bash command to run"));
   if (request.command.size() > kMaxCommandBytes)
-    return Refuse(Outcome::kInvalid,
-                  "the command is " + std::to_string(request.command.size()) +
-                      " bytes; the most bash can be given is " + std::to_string(kMaxCommandBytes) +
-                      ": write the script to a file in the workspace and run it");
+    return end(
+        Refuse(Outcome::kInvalid, "the command is " + std::to_string(request.command.size()) +
+                                      " bytes; the most bash can be given is " +
+                                      std::to_string(kMaxCommandBytes) +
+                                      ": write the script to a file in the workspace and run it"));
   if (request.command.find('\0') != std::string::npos)
-    return Refuse(Outcome::kInvalid, "the command holds a NUL byte, which bash cannot be given");
+    return end(
+        Refuse(Outcome::kInvalid, "the command holds a NUL byte, which bash cannot be given"));
   std::string error;
   std::optional<std::chrono::milliseconds> timeout =
-      ResolveTimeout(request.timeout_seconds, c.settings.tools.shell_timeout_seconds, &error);
-  if (!timeout) return Refuse(Outcome::kInvalid, error);
+      request.background
+          ? Lifetime(request, c, &error)
+          : ResolveTimeout(request.timeout_seconds, c.settings.tools.shell_timeout_seconds, &error);
+  if (!timeout) return end(Refuse(Outcome::kInvalid, error));
+  run->timeout = *timeout;
   struct stat st;
   if (c.workspace.empty() || c.workspace[0] != '/' || stat(c.workspace.c_str(), &st) != 0 ||
       !S_ISDIR(st.st_mode)) {
-    return Refuse(Outcome::kInvalid, "the workspace " + c.workspace +
-                                         " is not an existing directory (an absolute path)");
+    return end(Refuse(Outcome::kInvalid, "the workspace " + c.workspace +
+                                             " is not an existing directory (an absolute path)"));
   }
   std::vector<std::string> roots = {c.workspace};
   for (const std::string& p : c.settings.sandbox.writable_paths)
     roots.push_back(ExpandPath(p, c));
-  std::optional<ResolvedCwd> cwd = ResolveCwd(roots, request.cwd, &error);
-  if (!cwd) return Refuse(Outcome::kInvalid, error);
+  run->cwd = ResolveCwd(roots, request.cwd, &error);
+  if (!run->cwd) return end(Refuse(Outcome::kInvalid, error));
+  const ResolvedCwd& cwd = *run->cwd;
 
   // 2. Judge.
   policy::JudgeOptions judge_options;
   judge_options.home = c.home;
   policy::Verdict verdict = policy::Judge(c.policy, request.command, judge_options);
-  if (!trail->Verdict(verdict)) return AuditRefusal(*trail, "verdict");
-  RunResult result;
+  if (!trail->Verdict(verdict)) return end(AuditRefusal(*trail, "verdict"));
+  RunResult& result = run->result;
   result.verdict = verdict;
+  result.is_background = request.background;
   if (verdict.decision == policy::Decision::kDeny) {
     result.outcome = Outcome::kDenied;
     result.error = "blocked by command policy: " + verdict.reason;
-    return result;
+    return false;
   }
 
   // The sandbox is chosen before anyone is asked: no approval for what cannot run.
-  std::string bwrap_path, confine;
+  std::string& bwrap_path = run->bwrap_path;
+  std::string confine;
   bool landlock = false;
-  if (!ChooseSandbox(c, &result, &bwrap_path, &confine, &landlock)) return result;
+  if (!ChooseSandbox(c, &result, &bwrap_path, &confine, &landlock)) return false;
 
   // 3. Approve (a dry run runs nothing, so there is nothing to approve).
   if (verdict.decision == policy::Decision::kAsk && !request.dry_run &&
-      !Approve(request, cwd->path, verdict, roots, c, trail, &result, notes)) {
-    return result;
+      !Approve(request, cwd.path, verdict, roots, c, trail, &result, &run->notes)) {
+    return false;
   }
 
   // 4. Environment and spool.
@@ -326,34 +358,36 @@ RunResult RunSteps(const RunRequest& request, const RunContext& c, AuditTrail* t
   if (c.settings.sandbox.scrub_env) rules.scrub = *c.settings.sandbox.scrub_env;
   rules.allow = c.settings.sandbox.env_allow;
   exec::ChildEnv env = exec::BuildChildEnv(c.environment, rules);
-  exec::SetVar(&env.vars, "PWD", cwd->path);
+  exec::SetVar(&env.vars, "PWD", cwd.path);
   std::string bash = exec::FindBash();
   if (bash.empty()) {
     result.outcome = Outcome::kFailedToStart;
     result.error = "bash is not installed (looked for /bin/bash and /usr/bin/bash)";
-    return result;
+    return false;
   }
-  exec::Spool spool;
-  if (!exec::CreateSpool(c.spool_base, &spool, &error)) {
+  if (!exec::CreateSpool(c.spool_base, &run->spool, &error)) {
     result.outcome = Outcome::kFailedToStart;
     result.error = error;
-    return result;
+    return false;
   }
 
-  // 5. Execute.
-  exec::Redactor redactor(env.secrets);
-  exec::ExecOptions options;
+  // 5. Execute: the plan and its options.
+  run->view_limit =
+      static_cast<uint64_t>(request.background ? c.settings.background.output_limit_bytes
+                                               : c.settings.tools.output_limit_bytes);
+  run->redactor = std::make_unique<exec::Redactor>(env.secrets);
+  exec::ExecOptions& options = run->options;
   options.timeout = *timeout;
-  options.cancel = c.cancel;
-  options.spool_fd = spool.fd.get();
-  options.redactor = &redactor;
-  options.caller_is_subreaper = c.caller_is_subreaper;
+  // A background command outlives the request that started it: the request's cancel is not its.
+  options.cancel = request.background ? nullptr : c.cancel;
+  options.spool_fd = run->spool.fd.get();
+  options.redactor = run->redactor.get();
+  options.caller_is_subreaper = c.caller_is_subreaper && !request.background;
   options.spool_cap = c.spool_cap;
-  options.keep_unspooled = static_cast<uint64_t>(c.settings.tools.output_limit_bytes);
-  exec::LaunchPlan plan = exec::BashPlan(bash, request.command, std::move(env.vars), cwd->fd.get());
-  util::UniqueFd seccomp;  // open until the command has started
-  util::UniqueFd ruleset;  // the same, for Landlock (the launcher, or the layer in bubblewrap)
-  sandbox::SandboxSpec spec;
+  options.keep_unspooled = run->view_limit;
+  exec::LaunchPlan& plan = run->plan;
+  plan = exec::BashPlan(bash, request.command, std::move(env.vars), cwd.fd.get());
+  sandbox::SandboxSpec& spec = run->spec;
   if (!bwrap_path.empty() || landlock) {
     std::string state = StateDir(c);
     spec = sandbox::BuildSpec(c.settings.sandbox, roots, c.home,
@@ -375,19 +409,19 @@ RunResult RunSteps(const RunRequest& request, const RunContext& c, AuditTrail* t
     // change nothing there.
     std::chrono::milliseconds scanned{0};
     if (!HideBlockedNames(c, roots, *timeout, &spec, &result, &scanned)) {
-      exec::RemoveSpool(&spool);
-      return result;
+      exec::RemoveSpool(&run->spool);
+      return false;
     }
     options.timeout = std::max(std::chrono::milliseconds(1), *timeout - scanned);
   }
   if (!bwrap_path.empty() || landlock) {
-    bool ok = !bwrap_path.empty() ? sandbox::SandboxPlan(bwrap_path, spec, cwd->path, confine,
-                                                         &plan, &seccomp, &ruleset, &error)
-                                  : sandbox::LandlockPlan(spec, &plan, &ruleset, &error);
+    bool ok = !bwrap_path.empty() ? sandbox::SandboxPlan(bwrap_path, spec, cwd.path, confine, &plan,
+                                                         &run->seccomp, &run->ruleset, &error)
+                                  : sandbox::LandlockPlan(spec, &plan, &run->ruleset, &error);
     if (!ok) {
       result.outcome = Outcome::kFailedToStart;
       result.error = error;
-      return result;
+      return false;
     }
   }
   if (request.dry_run) {
@@ -395,35 +429,40 @@ RunResult RunSteps(const RunRequest& request, const RunContext& c, AuditTrail* t
     result.plan[0] = plan.program;
     result.outcome = Outcome::kRan;
     result.exit_code = 0;
-    return result;
+    return false;
   }
-  if (!trail->Start(result, *timeout)) return AuditRefusal(*trail, "start");
+  if (!trail->Start(result, *timeout)) return end(AuditRefusal(*trail, "start"));
   // Resource limits, with or without the sandbox (exec/limits.h).
   exec::ResourceLimits want{static_cast<uint64_t>(c.settings.sandbox.max_processes),
                             c.settings.sandbox.memory_limit.value_or(exec::DefaultMemoryLimit())};
-  exec::CommandLimits limits;
-  exec::PrepareLimits(want, c.limits_override == "rlimit" ? "rlimit" : "", &limits);
-  exec::ApplyLimits(limits, &plan);
-  options.should_stop = [&limits](pid_t guard) { return exec::LimitReached(&limits, guard); };
-  options.check_every = limits.check_every;
-  exec::ExecResult ran = exec::Execute(plan, options);
-  std::string cleanup_error = exec::FinishLimits(&limits);
-  result.limits.via = limits.via;
+  exec::CommandLimits* limits = &run->limits;
+  exec::PrepareLimits(want, c.limits_override == "rlimit" ? "rlimit" : "", limits);
+  exec::ApplyLimits(*limits, &plan);
+  options.should_stop = [limits](pid_t guard) { return exec::LimitReached(limits, guard); };
+  options.check_every = limits->check_every;
+  result.limits.via = limits->via;
   result.limits.max_processes = want.max_processes;
   result.limits.memory_bytes = want.memory_bytes;
+  result.limits.fell_back = limits->fell_back;
+  result.limits.reason = limits->reason;
+  return true;
+}
+
+// Step 6: the result of a run.
+void FinishSteps(const exec::ExecResult& ran, const RunContext& c, PreparedRun* run) {
+  RunResult& result = run->result;
+  const exec::CommandLimits& limits = run->limits;
+  std::string cleanup_error = exec::FinishLimits(&run->limits);
   result.limits.hit = limits.hit == exec::LimitHit::kProcesses ? "processes"
                       : limits.hit == exec::LimitHit::kMemory  ? "memory"
                                                                : "";
   result.limits.stopped = ran.stopped;
-  result.limits.fell_back = limits.fell_back;
-  result.limits.reason = limits.reason;
 
-  // 6. The result.
   // bubblewrap refusing to build the sandbox looks like this (the command never ran): whatever
   // remembered that it works is forgotten, so the next run probes again.
-  if (!bwrap_path.empty() && ran.exited && ran.exit_code == 1 && ran.spooled_bytes >= 7) {
+  if (!run->bwrap_path.empty() && ran.exited && ran.exit_code == 1 && ran.spooled_bytes >= 7) {
     char start[7];
-    if (pread(spool.fd.get(), start, 7, 0) == 7 && std::string_view(start, 7) == "bwrap: ")
+    if (pread(run->spool.fd.get(), start, 7, 0) == 7 && std::string_view(start, 7) == "bwrap: ")
       sandbox::ForgetProbe(ProbeCacheFile(c));
   }
   // A timeout or cancel that came before the command started is still a timeout or cancel.
@@ -434,10 +473,13 @@ RunResult RunSteps(const RunRequest& request, const RunContext& c, AuditTrail* t
   result.timed_out = ran.timed_out;
   result.cancelled = ran.cancelled && !ran.timed_out;
   result.output_bytes = ran.output_bytes;
-  if (ran.timed_out) {
-    result.error = "command timed out after " + Seconds(*timeout) + " s";
+  if (ran.timed_out && run->request.background) {
+    result.error = "its lifetime of " + Seconds(run->timeout) +
+                   " s ran out ([background] max_lifetime_seconds, or the request's timeout)";
+  } else if (ran.timed_out) {
+    result.error = "command timed out after " + Seconds(run->timeout) + " s";
   } else if (result.cancelled) {
-    result.error = "command cancelled";
+    result.error = run->cancel_reason.empty() ? "command cancelled" : run->cancel_reason;
   } else if (ran.stopped) {
     result.error = "stopped: " + LimitMessage(limits);
   } else if (ran.exited) {
@@ -460,40 +502,84 @@ RunResult RunSteps(const RunRequest& request, const RunContext& c, AuditTrail* t
   if (!cleanup_error.empty()) result.error += (result.error.empty() ? "" : "; ") + cleanup_error;
 
   // The view: whole when it fits; otherwise head and tail, and the spool is kept for the rest.
-  uint64_t limit = static_cast<uint64_t>(c.settings.tools.output_limit_bytes);
-  exec::OutputView view;
-  bool kept = ran.output_bytes > limit && exec::KeepSpool(&spool, &error);
+  // A background command's output is read through its session, from the spool, which stays
+  // open in `run` (named already when its output outgrew the view).
+  exec::Spool& spool = run->spool;
+  uint64_t limit = run->view_limit;
+  std::string error;
+  bool kept = !spool.path.empty() || (ran.output_bytes > limit && exec::KeepSpool(&spool, &error));
   if (ran.output_bytes > limit && !kept) result.error += (result.error.empty() ? "" : "; ") + error;
-  if (!exec::ReadView(spool.fd.get(), ran.output_bytes, ran.spooled_bytes, ran.unspooled, limit,
-                      kept ? spool.path : std::string("(the spool could not be kept)"), &view,
-                      &error)) {
-    result.error += (result.error.empty() ? "" : "; ") + error;
+  if (!run->request.background) {
+    exec::OutputView view;
+    if (!exec::ReadView(spool.fd.get(), ran.output_bytes, ran.spooled_bytes, ran.unspooled, limit,
+                        kept ? spool.path : std::string("(the spool could not be kept)"), &view,
+                        &error)) {
+      result.error += (result.error.empty() ? "" : "; ") + error;
+    }
+    result.output = std::move(view.text);
+    result.truncated = view.truncated;
+  } else {
+    result.truncated = ran.output_bytes > limit;
   }
-  result.output = std::move(view.text);
   if (result.sandbox_mode != "off" && (result.exit_code != 0 || result.signal != 0) &&
-      !result.timed_out && !result.cancelled && !ran.stopped) {
-    result.advice = sandbox::PermissionAdvice(result.output, spec, result.sandbox_mode);
+      !result.timed_out && !result.cancelled && !ran.stopped && !result.output.empty()) {
+    result.advice = sandbox::PermissionAdvice(result.output, run->spec, result.sandbox_mode);
   }
-  result.truncated = view.truncated;
   if (kept) {
     result.spool_path = spool.path;
-  } else {
+  } else if (!run->request.background) {
     exec::RemoveSpool(&spool);
   }
+}
+
+// The end of every request: the notes, the end record, secrets masked.
+RunResult EndRun(PreparedRun* run) {
+  RunResult& result = run->result;
+  if (!run->notes.empty()) result.error += (result.error.empty() ? "" : "; ") + run->notes;
+  run->trail.End(&result, run->request.dry_run);
+  MaskSecrets(&result, run->trail.secrets());
   return result;
 }
 
 }  // namespace
 
+PreparedRun::PreparedRun(const RunRequest& r, const RunContext& context)
+    : request(r), trail(r, context) {}
+
+std::unique_ptr<PreparedRun> PrepareRun(const RunRequest& request, const RunContext& c) {
+  auto run = std::make_unique<PreparedRun>(request, c);
+  if (!run->trail.ok()) {
+    run->result = AuditRefusal(run->trail, "request");
+  } else {
+    run->ready = PrepareSteps(c, run.get());
+  }
+  if (!run->ready) run->result = EndRun(run.get());
+  return run;
+}
+
+RunResult FinishRun(PreparedRun* run, const exec::ExecResult& ran, const RunContext& c) {
+  FinishSteps(ran, c, run);
+  return EndRun(run);
+}
+
+RunResult RefuseRun(const RunRequest& request, const RunContext& c, RunResult::Outcome outcome,
+                    std::string error) {
+  PreparedRun run(request, c);
+  run.result =
+      run.trail.ok() ? Refuse(outcome, std::move(error)) : AuditRefusal(run.trail, "request");
+  run.result.is_background = request.background;
+  return EndRun(&run);
+}
+
 RunResult RunShellCommand(const RunRequest& request, const RunContext& c) {
-  AuditTrail trail(request, c);
-  std::string notes;
-  RunResult result =
-      trail.ok() ? RunSteps(request, c, &trail, &notes) : AuditRefusal(trail, "request");
-  if (!notes.empty()) result.error += (result.error.empty() ? "" : "; ") + notes;
-  trail.End(&result, request.dry_run);
-  MaskSecrets(&result, trail.secrets());
-  return result;
+  if (request.background)
+    return RefuseRun(request, c, Outcome::kInvalid,
+                     "a background command needs a host that outlives this call: run it through "
+                     "`safesh mcp` (or a session of the library), not a one-shot run");
+  std::unique_ptr<PreparedRun> run = PrepareRun(request, c);
+  if (!run->ready) return std::move(run->result);
+  exec::ExecResult ran = exec::Execute(run->plan, run->options);
+  return FinishRun(run.get(), ran, c);
 }
 
 std::string RunResultJson(const RunResult& r) {
@@ -508,6 +594,10 @@ std::string RunResultJson(const RunResult& r) {
   w.Int(r.duration_ms);
   w.Key("is_background");
   w.Bool(r.is_background);
+  if (r.is_background && !r.background_id.empty()) {
+    w.Key("background_id");
+    w.String(r.background_id);
+  }
   w.Key("process_id");
   if (r.process_id > 0) {
     w.Int(r.process_id);

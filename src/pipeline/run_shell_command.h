@@ -38,6 +38,14 @@ struct RunRequest {
   // Judge and build the sandbox, run nothing and ask no one: RunResult::plan says what would
   // run (a denied command is still denied).
   bool dry_run = false;
+  // Start the command and return at once (session/session.h): only a long-lived host can keep
+  // it; RunShellCommand refuses it. timeout_seconds, when given, shortens its lifetime
+  // ([background] max_lifetime_seconds).
+  bool background = false;
+  // With background: a notice when it ends by itself, and one per output line this RE2
+  // pattern matches (session/notices.h).
+  bool notify = false;
+  std::string notify_pattern;
 };
 
 struct RunContext {
@@ -81,7 +89,8 @@ struct RunResult {
   int signal = 0;      // the signal that ended it, if one did
   int64_t duration_ms = 0;
   bool is_background = false;
-  int process_id = 0;  // 0 when it did not start
+  std::string background_id;  // a started background command's id in its session ("bg-1")
+  int process_id = 0;         // 0 when it did not start
   bool truncated = false;
   uint64_t output_bytes = 0;  // the whole output's size (all in spool_path when truncated)
   std::string spool_path;     // the whole output; kept only when the view is truncated
@@ -111,6 +120,8 @@ struct RunResult {
   Limits limits;
 };
 
+// Runs a foreground request to its end. A background one is refused (kInvalid): it needs a host
+// that outlives the call (session/session.h). The two halves are in pipeline/prepared_run.h.
 RunResult RunShellCommand(const RunRequest& request, const RunContext& context);
 
 // The result object of the external contracts (docs/architecture.md).

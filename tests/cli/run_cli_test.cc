@@ -90,6 +90,17 @@ TEST_F(RunCli, ExitCodesFollowTheContract) {
       << bogus.err;
 }
 
+TEST_F(RunCli, BackgroundIsRefusedAndPointsToTheServer) {
+  std::string marker = UniqueSleep();
+  RunOutput r = Safesh({"--background", "--approve", "yes", "--", marker});
+  EXPECT_EQ(r.exit_code, 64);
+  EXPECT_NE(r.err.find("--background is not available in a one-shot run"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("safesh mcp"), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty());
+  EXPECT_TRUE(ProcessesWith(marker).empty());
+}
+
 TEST_F(RunCli, ADryRunShowsTheSandboxAndRunsNothing) {
   RunOutput dry = Safesh({"--dry-run", "--", "touch made"});  // would need approval: not asked
   EXPECT_EQ(dry.exit_code, 0) << dry.err;

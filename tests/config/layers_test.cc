@@ -70,7 +70,7 @@ TEST(Layers, WithNoFileEverythingIsTheDefault) {
 }
 
 // Every key settings.cc accepts is carried through the layers (a key the layers did not know
-// would be read, checked, and then silently dropped), except [background], not held yet.
+// would be read, checked, and then silently dropped).
 TEST(Layers, EveryKnownKeyIsCarried) {
   LayerFiles t;
   std::string error;
@@ -80,7 +80,6 @@ TEST(Layers, EveryKnownKeyIsCarried) {
   for (const EffectiveValue& v : EffectiveValues(*l))
     carried.emplace_back(v.section, v.key);
   for (const auto& [section, key] : KnownSettingsKeys()) {
-    if (section == "background") continue;
     EXPECT_NE(std::find(carried.begin(), carried.end(), std::make_pair(section, key)),
               carried.end())
         << "[" << section << "] " << key << " is read but not carried through the layers";

@@ -102,6 +102,47 @@ TEST(Redactor, OverlappingSecretsAreMaskedTogether) {
   }
 }
 
+// As the output pump uses it: after each piece the pipe is taken to be empty, and what
+// Releasable allows is released before the next piece arrives.
+std::string RedactReleasingEachPiece(const Redactor& r, const std::string& text, size_t piece,
+                                     std::string* held_after_first = nullptr) {
+  std::string out, pending;
+  auto emit = [&out](const char* p, size_t n) { out.append(p, n); };
+  for (size_t i = 0; i < text.size(); i += piece) {
+    pending += text.substr(i, piece);
+    size_t keep = r.Scan(pending.data(), pending.size(), false, emit);
+    pending.erase(0, pending.size() - keep);
+    size_t ready = r.Releasable(pending.data(), pending.size());
+    r.Scan(pending.data(), ready, true, emit);
+    pending.erase(0, ready);
+    if (i == 0 && held_after_first != nullptr) *held_after_first = pending;
+  }
+  r.Scan(pending.data(), pending.size(), true, emit);
+  return out;
+}
+
+TEST(Redactor, ReleasesWhatCannotStartASecretWhenTheStreamPauses) {
+  std::vector<Secret> secrets = {{"TOKEN", "s3cr3t-value-42"}, {"OTHER", "password1234"}};
+  Redactor r(secrets);
+  std::string text = "up s3cr3t-value-42 and s3cr3t-valu password1234s3cr3t-value-42 end";
+  std::string want = "up [redacted TOKEN] and s3cr3t-valu [redacted OTHER][redacted TOKEN] end";
+  for (size_t piece = 1; piece <= text.size(); ++piece)
+    EXPECT_EQ(RedactReleasingEachPiece(r, text, piece), want) << "piece " << piece;
+  // A line that cannot begin a secret is not held back at all; one that might is, from there.
+  std::string held;
+  RedactReleasingEachPiece(r, "listening on :8080\n", 100, &held);
+  EXPECT_EQ(held, "");
+  RedactReleasingEachPiece(r, "the key is s3cr3", 100, &held);
+  EXPECT_EQ(held, "s3cr3");
+  // Overlapping secrets found whole in the held bytes are not cut apart.
+  Redactor overlap({{"A", "sk-OVERLAPAAAABBBB"}, {"B", "BBBBCCCCDDDDsecret"}});
+  for (size_t piece : {1u, 3u, 5u, 64u}) {
+    EXPECT_EQ(RedactReleasingEachPiece(overlap, "x sk-OVERLAPAAAABBBBCCCCDDDDsecret y", piece),
+              "x [redacted A] y")
+        << piece;
+  }
+}
+
 TEST(Redactor, InactiveWithoutCredibleSecrets) {
   Redactor r({{"X", "1"}, {"Y", "true"}});
   EXPECT_FALSE(r.active());

@@ -19,6 +19,38 @@ TEST(RunSettings, DefaultsAreSafe) {
   EXPECT_EQ(s->approvals.headless, "deny");
   EXPECT_EQ(s->sandbox.max_processes, 4096);
   EXPECT_FALSE(s->sandbox.memory_limit.has_value());  // half of the physical memory
+  EXPECT_EQ(s->background.max_running, 8);
+  EXPECT_EQ(s->background.max_lifetime_seconds, 3600);
+  EXPECT_EQ(s->background.output_limit_bytes, 256 * 1024);
+  EXPECT_EQ(s->background.retain_finished, 16);
+}
+
+TEST(RunSettings, BackgroundValuesAreReadWithinTheirBounds) {
+  std::string error;
+  auto s = ParseSettings(
+      "[background]\nmax_running = 2\nmax_lifetime_seconds = 60\noutput_limit_bytes = 4096\n"
+      "retain_finished = 0\n",
+      "t.toml", &error);
+  ASSERT_TRUE(s) << error;
+  EXPECT_EQ(s->background.max_running, 2);
+  EXPECT_EQ(s->background.max_lifetime_seconds, 60);
+  EXPECT_EQ(s->background.output_limit_bytes, 4096);
+  EXPECT_EQ(s->background.retain_finished, 0);
+  for (const auto& [toml, message] : std::vector<std::pair<std::string, std::string>>{
+           {"max_running = 0",
+            "t.toml:2:1: [background] max_running must be from 1 to 32 (it is 0)"},
+           {"max_running = 33", "must be from 1 to 32 (it is 33)"},
+           {"max_lifetime_seconds = 0", "must be from 1 to 86400 seconds (a day) (it is 0)"},
+           {"max_lifetime_seconds = 86401", "(it is 86401)"},
+           {"output_limit_bytes = 100", "must be from 1024 to 67108864 bytes (it is 100)"},
+           {"retain_finished = -1", "must be from 0 to 256 (it is -1)"},
+           {"retain_finished = 257", "(it is 257)"},
+           {"max_running = \"8\"", "max_running must be a whole number"},
+       }) {
+    std::string e;
+    EXPECT_FALSE(ParseSettings("[background]\n" + toml + "\n", "t.toml", &e)) << toml;
+    EXPECT_NE(e.find(message), std::string::npos) << toml << ": " << e;
+  }
 }
 
 TEST(RunSettings, ValuesAreRead) {
