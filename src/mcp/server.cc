@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -17,6 +18,7 @@
 #include "mcp/tools.h"
 #include "pipeline/validate.h"
 #include "policy/verdict.h"
+#include "session/session.h"
 
 namespace safesh::mcp {
 namespace {
@@ -48,9 +50,20 @@ struct Pending {
   Json error;
 };
 
+// The context the session keeps: the server's, with no prompter and no cancel token of its
+// own (each call brings its own, session::Session::Call).
+pipeline::RunContext SessionContext(const ServerConfig& config) {
+  pipeline::RunContext c = config.context;
+  c.prompter = nullptr;
+  c.cancel = nullptr;
+  if (c.client.empty()) c.client = "mcp";
+  return c;
+}
+
 class Server {
  public:
-  Server(int out_fd, const ServerConfig& config) : out_(out_fd), config_(config) {}
+  Server(int out_fd, const ServerConfig& config)
+      : out_(out_fd), config_(config), session_(SessionContext(config)) {}
 
   int Run(int in_fd, int stop_fd);
 
@@ -61,9 +74,15 @@ class Server {
   void HandleResponse(const Message& m);
   Json Initialize(const Json& params, int* code, std::string* error);
   void CallTool(const Message& m);
-  void StartRun(const Json& id, CommandArgs args, Json progress_token);
-  void RunCall(const std::shared_ptr<Call>& call, const CommandArgs& args,
-               const Json& progress_token);
+  // Runs `work` on a thread of its own as the answer to request `id`.
+  void StartCall(const Json& id, std::function<Json(const std::shared_ptr<Call>&)> work);
+  Json RunCommand(const std::shared_ptr<Call>& call, const CommandArgs& args,
+                  const Json& progress_token);
+  Json Manage(const ManageArgs& args);
+  // Takes the session's new notices: each goes out as notifications/message now, and waits in
+  // notices_ for the next tool result.
+  void DrainNotices();
+  Json WithNotices(Json result);
   approval::Answer Elicit(const std::shared_ptr<Call>& call, const approval::ApprovalRequest& r);
   void Log(int level, const std::string& text);
   void ReapFinished();
@@ -71,6 +90,7 @@ class Server {
 
   Output out_;
   const ServerConfig& config_;
+  session::Session session_;
   bool initialized_ = false;
   std::string protocol_;
   ToolDialect dialect_;
@@ -83,9 +103,24 @@ class Server {
   std::map<int64_t, std::shared_ptr<Pending>> pending_;  // our requests, by id
   int64_t next_request_id_ = 1;
   bool stopping_ = false;
+  std::vector<session::Notice> notices_;  // for the next tool result
+  std::condition_variable stop_pump_;
+  std::thread pump_;  // DrainNotices, every kNoticeEvery, so notices go out without a call
 };
 
+constexpr std::chrono::milliseconds kNoticeEvery{250};
+
 int Server::Run(int in_fd, int stop_fd) {
+  pump_ = std::thread([this] {
+    std::unique_lock<std::mutex> lock(mu_);
+    while (!stopping_) {
+      stop_pump_.wait_for(lock, kNoticeEvery);
+      if (stopping_) break;
+      lock.unlock();
+      DrainNotices();
+      lock.lock();
+    }
+  });
   LineReader reader(in_fd, stop_fd);
   std::string line;
   int status = 0;
@@ -223,17 +258,27 @@ void Server::CallTool(const Message& m) {
     return;
   }
   std::string name = p["name"].get<std::string>();
-  if (name != kRunTool && name != kCheckTool) {
-    out_.Write(ErrorLine(
-        m.id, kInvalidParams,
-        "unknown tool: " + name + " (the tools are " + kRunTool + " and " + kCheckTool + ")"));
-    return;
-  }
   Json arguments = p.contains("arguments") ? p["arguments"] : Json();
   std::string error;
+  if (name == kManageTool) {
+    std::optional<ManageArgs> args = ReadManageArgs(arguments, &error);
+    if (!args) {
+      out_.Write(ResultLine(m.id, WithNotices(ToolError(error))));
+      return;
+    }
+    // A kill waits for the process to end: on a thread of its own, as a command does.
+    StartCall(m.id, [this, args = *args](const std::shared_ptr<Call>&) { return Manage(args); });
+    return;
+  }
+  if (name != kRunTool && name != kCheckTool) {
+    out_.Write(ErrorLine(m.id, kInvalidParams,
+                         "unknown tool: " + name + " (the tools are " + kRunTool + ", " +
+                             kManageTool + " and " + kCheckTool + ")"));
+    return;
+  }
   std::optional<CommandArgs> args = ReadCommandArgs(name, arguments, &error);
   if (!args) {
-    out_.Write(ResultLine(m.id, ToolError(error)));
+    out_.Write(ResultLine(m.id, WithNotices(ToolError(error))));
     return;
   }
   if (name == kCheckTool) {
@@ -241,13 +286,7 @@ void Server::CallTool(const Message& m) {
     policy::JudgeOptions options;
     options.home = c.home;
     policy::Verdict v = policy::Judge(c.policy, args->command, options);
-    out_.Write(ResultLine(m.id, CheckToolResult(v, dialect_)));
-    return;
-  }
-  if (args->background) {
-    out_.Write(
-        ResultLine(m.id, ToolError("background commands are not available in this server; run the "
-                                   "command in the foreground with a timeout_seconds")));
+    out_.Write(ResultLine(m.id, WithNotices(CheckToolResult(v, dialect_))));
     return;
   }
   Json token;
@@ -255,10 +294,12 @@ void Server::CallTool(const Message& m) {
     token = p["_meta"]["progressToken"];
     if (!token.is_string() && !token.is_number_integer()) token = Json();
   }
-  StartRun(m.id, std::move(*args), token);
+  StartCall(m.id, [this, args = std::move(*args), token](const std::shared_ptr<Call>& call) {
+    return RunCommand(call, args, token);
+  });
 }
 
-void Server::StartRun(const Json& id, CommandArgs args, Json progress_token) {
+void Server::StartCall(const Json& id, std::function<Json(const std::shared_ptr<Call>&)> work) {
   std::lock_guard<std::mutex> lock(mu_);
   std::string key = Dump(id);
   if (calls_.count(key) != 0) {
@@ -270,34 +311,46 @@ void Server::StartRun(const Json& id, CommandArgs args, Json progress_token) {
     running += c->done ? 0 : 1;
   if (running >= static_cast<size_t>(config_.max_running_calls)) {
     out_.Write(ResultLine(
-        id, ToolError("too many commands running at once (" +
-                      std::to_string(config_.max_running_calls) +
-                      "): wait for one to finish, or start long ones with background: true")));
+        id,
+        ToolError("too many calls running at once (" + std::to_string(config_.max_running_calls) +
+                  "): wait for one to finish, or start long commands with background: true")));
     return;
   }
   auto call = std::make_shared<Call>();
   call->id = id;
   calls_[key] = call;
-  call->thread = std::thread([this, call, args = std::move(args),
-                              token = std::move(progress_token)] { RunCall(call, args, token); });
+  call->thread = std::thread([this, call, work = std::move(work)] {
+    Json result;
+    try {
+      result = work(call);
+    } catch (const std::exception& e) {
+      result = ToolError(std::string("internal error: ") + e.what());
+    }
+    std::string line = ResultLine(call->id, WithNotices(std::move(result)));
+    // Done before the answer is written: a client may reuse the id as soon as it has read it.
+    bool cancelled = call->cancelled;
+    call->done = true;
+    if (!cancelled) out_.Write(line);
+  });
 }
 
-void Server::RunCall(const std::shared_ptr<Call>& call, const CommandArgs& args,
-                     const Json& progress_token) {
-  pipeline::RunContext context = config_.context;
-  context.cancel = &call->cancel;
-  context.client = "mcp";
-  if (can_elicit_) {
-    context.prompter = [this, call](const approval::ApprovalRequest& r) { return Elicit(call, r); };
-  } else {
-    context.prompter = nullptr;
-  }
+Json Server::Manage(const ManageArgs& args) {
+  if (args.action == "list") return ListResult(session_.List(), dialect_);
+  if (args.action == "output") return OutputResult(session_.Output(args.id, args.offset), dialect_);
+  return KillResult(session_.Kill(args.id), dialect_);
+}
+
+Json Server::RunCommand(const std::shared_ptr<Call>& call, const CommandArgs& args,
+                        const Json& progress_token) {
+  approval::Prompter elicit;
+  if (can_elicit_)
+    elicit = [this, call](const approval::ApprovalRequest& r) { return Elicit(call, r); };
   // The progress ticker: "still running" every progress_every_ms, until the command ends.
   std::mutex tick_mu;
   std::condition_variable tick_cv;
   bool finished = false;
   std::thread ticker;
-  if (!progress_token.is_null()) {
+  if (!progress_token.is_null() && !args.background) {
     ticker = std::thread([&] {
       auto start = std::chrono::steady_clock::now();
       int n = 0;
@@ -320,7 +373,13 @@ void Server::RunCall(const std::shared_ptr<Call>& call, const CommandArgs& args,
   request.command = args.command;
   request.cwd = args.cwd;
   request.timeout_seconds = args.timeout_seconds;
-  pipeline::RunResult result = pipeline::RunShellCommand(request, context);
+  request.background = args.background;
+  request.notify = args.notify;
+  request.notify_pattern = args.notify_pattern;
+  session::Session::Call own;
+  own.cancel = &call->cancel;
+  own.prompter = can_elicit_ ? &elicit : nullptr;
+  pipeline::RunResult result = session_.Run(request, own);
   if (ticker.joinable()) {
     {
       std::lock_guard<std::mutex> lock(tick_mu);
@@ -331,13 +390,34 @@ void Server::RunCall(const std::shared_ptr<Call>& call, const CommandArgs& args,
   }
   std::string ignored;
   std::optional<std::chrono::milliseconds> timeout = pipeline::ResolveTimeout(
-      args.timeout_seconds, context.settings.tools.shell_timeout_seconds, &ignored);
+      args.timeout_seconds, config_.context.settings.tools.shell_timeout_seconds, &ignored);
   double secs = timeout ? static_cast<double>(timeout->count()) / 1000.0 : 0;
-  std::string line = ResultLine(call->id, RunToolResult(result, secs, dialect_));
-  // Done before the answer is written: a client may reuse the id as soon as it has read it.
-  bool cancelled = call->cancelled;
-  call->done = true;
-  if (!cancelled) out_.Write(line);
+  return RunToolResult(result, secs, dialect_);
+}
+
+void Server::DrainNotices() {
+  std::vector<session::Notice> fresh = session_.TakeNotices();
+  if (fresh.empty()) return;
+  for (const session::Notice& n : fresh)
+    Log(2, n.text);  // notice
+  std::lock_guard<std::mutex> lock(mu_);
+  for (session::Notice& n : fresh)
+    notices_.push_back(std::move(n));
+  // As many as the session keeps waiting: the oldest go first.
+  if (notices_.size() > session::kMaxPendingNotices)
+    notices_.erase(notices_.begin(),
+                   notices_.end() - static_cast<std::ptrdiff_t>(session::kMaxPendingNotices));
+}
+
+Json Server::WithNotices(Json result) {
+  DrainNotices();
+  std::vector<session::Notice> pending;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    pending.swap(notices_);
+  }
+  AddNotices(pending, &result);
+  return result;
 }
 
 approval::Answer Server::Elicit(const std::shared_ptr<Call>& call,
@@ -422,7 +502,7 @@ void Server::HandleResponse(const Message& m) {
 }
 
 void Server::Log(int level, const std::string& text) {
-  std::cerr << "safesh mcp: " << text << "\n";
+  if (level >= 3) std::cerr << "safesh mcp: " << text << "\n";
   if (!initialized_ || level < log_level_) return;
   out_.Write(NotificationLine("notifications/message",
                               {{"level", kLevels[level]}, {"logger", "safesh"}, {"data", text}}));
@@ -461,6 +541,10 @@ void Server::Shutdown() {
   }
   for (auto& c : all)
     c->thread.join();
+  stop_pump_.notify_all();
+  if (pump_.joinable()) pump_.join();
+  // Every background command ends with the server.
+  session_.Shutdown();
 }
 
 }  // namespace

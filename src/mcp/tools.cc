@@ -65,6 +65,8 @@ Json RunResultSchema() {
         {"exit_code", {{"type", "integer"}, {"description", "-1 when it did not run to an exit"}}},
         {"duration_ms", {{"type", "integer"}}},
         {"is_background", {{"type", "boolean"}}},
+        {"background_id",
+         {{"type", "string"}, {"description", "a started background command's id (\"bg-1\")"}}},
         {"process_id", {{"type", Nullable("integer")}}},
         {"truncated", {{"type", "boolean"}}},
         {"output_bytes", {{"type", "integer"}}},
@@ -142,6 +144,73 @@ Json TextContent(std::string text) {
   return {{"type", "text"}, {"text", std::move(text)}};
 }
 
+Json ProcessSchema() {
+  return {{"type", "object"},
+          {"properties",
+           {{"id", {{"type", "string"}}},
+            {"command", {{"type", "string"}}},
+            {"running", {{"type", "boolean"}}},
+            {"exit_code",
+             {{"type", Nullable("integer")},
+              {"description", "once ended: its exit code (128+N for signal N); -1 when killed"}}},
+            {"runtime_ms", {{"type", "integer"}}},
+            {"pid", {{"type", "integer"}}},
+            {"output_bytes", {{"type", "integer"}}},
+            {"error", {{"type", Nullable("string")}}}}},
+          {"required", {"id", "command", "running", "exit_code", "runtime_ms"}}};
+}
+
+Json ManageSchema() {
+  return {{"type", "object"},
+          {"properties",
+           {{"action", {{"type", "string"}, {"enum", {"list", "output", "kill"}}}},
+            {"processes", {{"type", "array"}, {"items", ProcessSchema()}}},
+            {"process", ProcessSchema()},
+            {"output", {{"type", "string"}}},
+            {"offset", {{"type", "integer"}}},
+            {"next_offset", {{"type", "integer"}, {"description", "ask from here to follow"}}},
+            {"skipped",
+             {{"type", "integer"},
+              {"description", "bytes after the offset asked for that are no longer retained"}}},
+            {"spool_path", {{"type", Nullable("string")}}},
+            {"error", {{"type", Nullable("string")}}}}},
+          {"required", {"action"}}};
+}
+
+Json ProcessJson(const session::ProcessInfo& p) {
+  return {{"id", p.id},
+          {"command", p.command},
+          {"running", p.running},
+          {"exit_code", p.running ? Json() : Json(p.exit_code)},
+          {"runtime_ms", p.runtime_ms},
+          {"pid", p.pid},
+          {"output_bytes", p.output_bytes},
+          {"error", p.error.empty() ? Json() : Json(p.error)}};
+}
+
+// "bg-1 running for 12.3 s: npm run dev" / "bg-2 exited with code 1 after 3.0 s: make"
+std::string ProcessLine(const session::ProcessInfo& p) {
+  char secs[32];
+  snprintf(secs, sizeof secs, "%.1f s", static_cast<double>(p.runtime_ms) / 1000.0);
+  std::string state = p.running ? std::string("running for ") + secs
+                      : p.exit_code >= 0
+                          ? "exited with code " + std::to_string(p.exit_code) + " after " + secs
+                          : std::string("killed after ") + secs;
+  std::string line = p.id + " " + state + ": " + p.command;
+  if (!p.error.empty()) line += " (" + p.error + ")";
+  return line;
+}
+
+Json Structured(const std::string& text, Json structured, const ToolDialect& dialect,
+                bool is_error) {
+  Json out = {{"content", Json::array({TextContent(text)})}, {"isError", is_error}};
+  if (dialect.structured) {
+    out["content"].push_back(TextContent(Dump(structured)));
+    out["structuredContent"] = std::move(structured);
+  }
+  return out;
+}
+
 std::string SecondsText(double s) {
   char buf[32];
   snprintf(buf, sizeof buf, "%g", s);
@@ -186,11 +255,37 @@ Json ToolList(const ToolDialect& dialect) {
         {"destructiveHint", false},
         {"idempotentHint", true},
         {"openWorldHint", false}}}};
+  Json manage = {
+      {"name", kManageTool},
+      {"title", "Follow background commands"},
+      {"description",
+       "The commands started with run_shell_command background: true. list: each one's id, "
+       "command, whether it runs, its exit code and run time. output: what it printed (the "
+       "last 256 KiB are kept; pass next_offset back as offset to follow). kill: ends it and "
+       "everything it started."},
+      {"inputSchema",
+       {{"type", "object"},
+        {"properties",
+         {{"action", {{"type", "string"}, {"enum", {"list", "output", "kill"}}}},
+          {"id", {{"type", "string"}, {"description", "the process, as list names it (\"bg-1\")"}}},
+          {"offset",
+           {{"type", "integer"},
+            {"minimum", 0},
+            {"description", "output: from this byte of its whole output (default 0)"}}}}},
+        {"required", {"action"}},
+        {"additionalProperties", false}}},
+      {"annotations",
+       {{"title", "Follow background commands"},
+        {"readOnlyHint", false},
+        {"destructiveHint", true},
+        {"idempotentHint", false},
+        {"openWorldHint", false}}}};
   if (dialect.structured) {
     run["outputSchema"] = RunResultSchema();
     check["outputSchema"] = VerdictSchema();
+    manage["outputSchema"] = ManageSchema();
   }
-  return {{"tools", Json::array({std::move(run), std::move(check)})}};
+  return {{"tools", Json::array({std::move(run), std::move(manage), std::move(check)})}};
 }
 
 std::optional<CommandArgs> ReadCommandArgs(const std::string& tool, const Json& arguments,
@@ -282,6 +377,12 @@ std::string RunResultText(const pipeline::RunResult& r, double timeout_seconds) 
   if (r.outcome != O::kRan) {
     return r.error.empty() ? "the command did not run" : r.error;
   }
+  if (r.is_background && !r.background_id.empty()) {
+    return "started in the background as " + r.background_id +
+           (r.process_id > 0 ? " (process " + std::to_string(r.process_id) + ")" : "") +
+           ": follow it with manage_background_process (action output, id " + r.background_id +
+           "), end it with action kill";
+  }
   std::string text = r.output;
   auto line = [&text](const std::string& l) {
     if (!text.empty() && text.back() != '\n') text += '\n';
@@ -324,6 +425,101 @@ Json CheckToolResult(const policy::Verdict& verdict, const ToolDialect& dialect)
 
 Json ToolError(const std::string& message) {
   return {{"content", Json::array({TextContent(message)})}, {"isError", true}};
+}
+
+std::optional<ManageArgs> ReadManageArgs(const Json& arguments, std::string* error) {
+  if (!arguments.is_object()) {
+    *error = "give `action`: list, output or kill";
+    return std::nullopt;
+  }
+  ManageArgs out;
+  for (auto it = arguments.begin(); it != arguments.end(); ++it) {
+    const std::string& key = it.key();
+    const Json& v = it.value();
+    if (key == "action") {
+      if (!v.is_string() || (v != "list" && v != "output" && v != "kill")) {
+        *error = "`action` must be list, output or kill";
+        return std::nullopt;
+      }
+      out.action = v.get<std::string>();
+    } else if (key == "id") {
+      if (!v.is_string()) {
+        *error = "`id` must be a string such as \"bg-1\" (list shows them)";
+        return std::nullopt;
+      }
+      out.id = v.get<std::string>();
+    } else if (key == "offset") {
+      if (!v.is_number_integer() || v.get<int64_t>() < 0) {
+        *error = "`offset` must be a whole number of bytes, 0 or more";
+        return std::nullopt;
+      }
+      out.offset = v.get<uint64_t>();
+    } else {
+      *error =
+          "unknown argument `" + key + "` for " + kManageTool + " (it takes action, id, offset)";
+      return std::nullopt;
+    }
+  }
+  if (out.action.empty()) {
+    *error = "give `action`: list, output or kill";
+    return std::nullopt;
+  }
+  if (out.action != "list" && out.id.empty()) {
+    *error = "`" + out.action + "` needs the process's `id` (list shows them)";
+    return std::nullopt;
+  }
+  return out;
+}
+
+Json ListResult(const std::vector<session::ProcessInfo>& processes, const ToolDialect& dialect) {
+  Json list = Json::array();
+  std::string text;
+  for (const session::ProcessInfo& p : processes) {
+    list.push_back(ProcessJson(p));
+    text += ProcessLine(p) + "\n";
+  }
+  if (processes.empty()) text = "no background processes\n";
+  return Structured(text, {{"action", "list"}, {"processes", list}}, dialect, false);
+}
+
+Json OutputResult(const session::ProcessOutput& o, const ToolDialect& dialect) {
+  if (!o.error.empty())
+    return Structured(o.error, {{"action", "output"}, {"error", o.error}}, dialect, true);
+  std::string text;
+  if (o.skipped > 0)
+    text += "[" + std::to_string(o.skipped) + " bytes no longer kept" +
+            (o.spool_path.empty() ? "" : "; the whole output is in " + o.spool_path) + "]\n";
+  text += o.text;
+  if (!text.empty() && text.back() != '\n') text += '\n';
+  text += "[" + ProcessLine(o.status) + "; next_offset " + std::to_string(o.next_offset) + "]";
+  Json structured = {{"action", "output"},
+                     {"process", ProcessJson(o.status)},
+                     {"output", o.text},
+                     {"offset", o.offset},
+                     {"next_offset", o.next_offset},
+                     {"skipped", o.skipped},
+                     {"spool_path", o.spool_path.empty() ? Json() : Json(o.spool_path)},
+                     {"error", nullptr}};
+  return Structured(text, structured, dialect, false);
+}
+
+Json KillResult(const session::KillOutcome& k, const ToolDialect& dialect) {
+  if (!k.error.empty()) {
+    Json structured = {{"action", "kill"}, {"error", k.error}};
+    if (!k.status.id.empty()) structured["process"] = ProcessJson(k.status);
+    return Structured(k.error, structured, dialect, true);
+  }
+  return Structured("killed: " + ProcessLine(k.status),
+                    {{"action", "kill"}, {"process", ProcessJson(k.status)}, {"error", nullptr}},
+                    dialect, false);
+}
+
+void AddNotices(const std::vector<session::Notice>& notices, Json* result) {
+  if (notices.empty()) return;
+  std::string text = "[background notices]";
+  for (const session::Notice& n : notices)
+    text += "\n" + n.text;
+  (*result)["content"].push_back(TextContent(text));
 }
 
 }  // namespace safesh::mcp

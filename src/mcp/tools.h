@@ -16,6 +16,7 @@
 #include "mcp/jsonrpc.h"
 #include "pipeline/run_shell_command.h"
 #include "policy/verdict.h"
+#include "session/session.h"
 
 namespace safesh::mcp {
 
@@ -57,5 +58,21 @@ Json CheckToolResult(const policy::Verdict& verdict, const ToolDialect& dialect)
 // A call that could not be made (bad arguments, refused before anything ran): isError, with
 // `message` for the model.
 Json ToolError(const std::string& message);
+
+// A manage_background_process call's arguments, checked (as ReadCommandArgs).
+struct ManageArgs {
+  std::string action;   // "list", "output" or "kill"
+  std::string id;       // output, kill
+  uint64_t offset = 0;  // output: from this byte of the whole output
+};
+std::optional<ManageArgs> ReadManageArgs(const Json& arguments, std::string* error);
+
+// The CallToolResults of its actions.
+Json ListResult(const std::vector<session::ProcessInfo>& processes, const ToolDialect& dialect);
+Json OutputResult(const session::ProcessOutput& output, const ToolDialect& dialect);
+Json KillResult(const session::KillOutcome& outcome, const ToolDialect& dialect);
+
+// Adds the notices waiting for the model to a CallToolResult, as one more text item.
+void AddNotices(const std::vector<session::Notice>& notices, Json* result);
 
 }  // namespace safesh::mcp

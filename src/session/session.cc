@@ -1,5 +1,7 @@
 #include "session/session.h"
 
+#include <optional>
+
 #include <errno.h>
 #include <poll.h>
 #include <re2/re2.h>
@@ -82,17 +84,31 @@ void Session::Wake() {
 }
 
 pipeline::RunResult Session::Run(const pipeline::RunRequest& request) {
-  if (request.background) return StartBackground(request);
+  return Run(request, {});
+}
+
+pipeline::RunResult Session::Run(const pipeline::RunRequest& request, const Call& call) {
+  // A copy only when the call brings something of its own; nothing keeps a pointer to it past
+  // this call (a background command's execution does not use the cancel token).
+  std::optional<pipeline::RunContext> own;
+  if (call.cancel != nullptr || call.prompter != nullptr) {
+    own = context_;
+    if (call.cancel != nullptr) own->cancel = call.cancel;
+    if (call.prompter != nullptr) own->prompter = *call.prompter;
+  }
+  const pipeline::RunContext& context = own ? *own : context_;
+  if (request.background) return StartBackground(request, context);
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (shut_down_)
       return pipeline::RefuseRun(request, context_, Outcome::kInvalid,
                                  "the session has shut down: it runs no more commands");
   }
-  return pipeline::RunShellCommand(request, context_);
+  return pipeline::RunShellCommand(request, context);
 }
 
-pipeline::RunResult Session::StartBackground(const pipeline::RunRequest& request) {
+pipeline::RunResult Session::StartBackground(const pipeline::RunRequest& request,
+                                             const pipeline::RunContext& call_context) {
   const config::BackgroundSettings& limits = context_.settings.background;
   auto p = std::make_shared<Process>();
   if (!request.notify_pattern.empty()) {
@@ -137,7 +153,7 @@ pipeline::RunResult Session::StartBackground(const pipeline::RunRequest& request
     }
   } admitted{this};
 
-  p->run = pipeline::PrepareRun(request, context_);
+  p->run = pipeline::PrepareRun(request, call_context);
   if (!p->run->ready) return std::move(p->run->result);
   pipeline::PreparedRun& run = *p->run;
   p->command = request.command;

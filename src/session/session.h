@@ -88,6 +88,16 @@ class Session {
   // in RunResult::background_id), or is refused with the reason.
   pipeline::RunResult Run(const pipeline::RunRequest& request);
 
+  // What one call brings of its own, for a host that serves several calls at once (the MCP
+  // server): the token that cancels this call's foreground run, and who is asked when it needs
+  // approval. Null: the context's. A background command outlives its call: the token only
+  // cancels its start, and Kill ends it.
+  struct Call {
+    const exec::CancelToken* cancel = nullptr;
+    const approval::Prompter* prompter = nullptr;
+  };
+  pipeline::RunResult Run(const pipeline::RunRequest& request, const Call& call);
+
   std::vector<ProcessInfo> List();
   ProcessOutput Output(const std::string& id, uint64_t offset);
   KillOutcome Kill(const std::string& id);
@@ -103,7 +113,9 @@ class Session {
  private:
   struct Process;
 
-  pipeline::RunResult StartBackground(const pipeline::RunRequest& request);
+  // `call_context`: the context with the call's prompter, for the steps up to the start.
+  pipeline::RunResult StartBackground(const pipeline::RunRequest& request,
+                                      const pipeline::RunContext& call_context);
   void Loop();
   void Finalize(Process* p);  // mu_ held
   void Wake();

@@ -182,13 +182,14 @@ TEST(Tools, StatusRidesInTheTextOnlyWhenThereIsSomethingToSay) {
 
 TEST(Tools, ListHasSchemasAndAnnotations) {
   Json list = ToolList(ToolDialect{});
-  ASSERT_EQ(list["tools"].size(), 2u);
+  ASSERT_EQ(list["tools"].size(), 3u);
   for (const Json& t : list["tools"]) {
     EXPECT_EQ(t["inputSchema"]["type"], "object") << t["name"];
     EXPECT_EQ(t["outputSchema"]["type"], "object") << t["name"];
   }
-  EXPECT_EQ(list["tools"][1]["name"], kCheckTool);
-  EXPECT_TRUE(list["tools"][1]["annotations"]["readOnlyHint"].get<bool>());
+  EXPECT_EQ(list["tools"][1]["name"], kManageTool);
+  EXPECT_EQ(list["tools"][2]["name"], kCheckTool);
+  EXPECT_TRUE(list["tools"][2]["annotations"]["readOnlyHint"].get<bool>());
   EXPECT_FALSE(ToolList(ToolDialect{false})["tools"][0].contains("outputSchema"));
 }
 

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ElicitRequestSchema, LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { connect, eventually, makeWorkspace, processesWith, rawClient } from './support.mjs';
 
 const RULES = `
@@ -70,7 +70,7 @@ test('tools/list gives each tool its schemas and annotations', async () => {
   await withClient(RULES, {}, async (client) => {
     const { tools } = await client.listTools();
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
-    assert.deepEqual(Object.keys(byName).sort(), ['check_command', 'run_shell_command']);
+    assert.deepEqual(Object.keys(byName).sort(), ['check_command', 'manage_background_process', 'run_shell_command']);
     for (const t of tools) {
       assert.equal(t.inputSchema.type, 'object');
       assert.equal(t.outputSchema.type, 'object');
@@ -271,4 +271,68 @@ test('a flood of output stays a small message; the whole of it stays in the spoo
   assert.equal(fs.statSync(s.spool_path).size, 20000000);
   assert.equal(await c.close(), 0);
   w.cleanup();
+});
+
+test('a background command: started at once, a notice when it is ready, its output followed, killed', async () => {
+  await withClient(RULES, {}, async (client) => {
+    const messages = [];
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => messages.push(n.params));
+    const marker = 'sleep 61.5151';
+    const started = await client.callTool({
+      name: 'run_shell_command',
+      arguments: {
+        command: `printf 'compiling\\n'; sleep 0.3; printf 'ready on port 8123\\n'; ${marker}`,
+        background: true,
+        notify: true,
+        notify_pattern: 'ready on port [0-9]+',
+      },
+    });
+    assert.equal(started.isError, false, started.content[0].text);
+    const id = started.structuredContent.background_id;
+    assert.match(id, /^bg-\d+$/);
+    assert.equal(started.structuredContent.is_background, true);
+    assert.match(started.content[0].text, /started in the background/);
+    // The pattern's notice arrives as a log message, without any call.
+    assert.ok(await eventually(() => messages.some((m) => /ready on port 8123/.test(m.data))), JSON.stringify(messages));
+    assert.equal(messages.find((m) => /ready on port/.test(m.data)).level, 'notice');
+    // ...and with the next tool result.
+    const listed = await client.callTool({ name: 'manage_background_process', arguments: { action: 'list' } });
+    assert.equal(listed.structuredContent.processes[0].id, id);
+    assert.equal(listed.structuredContent.processes[0].running, true);
+    assert.match(listed.content.map((c) => c.text).join('\n'), /\[background notices\][^]*ready on port 8123/);
+    // Output, followed from an offset.
+    let out = await client.callTool({ name: 'manage_background_process', arguments: { action: 'output', id } });
+    assert.equal(out.structuredContent.output, 'compiling\nready on port 8123\n');
+    const next = out.structuredContent.next_offset;
+    out = await client.callTool({ name: 'manage_background_process', arguments: { action: 'output', id, offset: next } });
+    assert.equal(out.structuredContent.output, '');
+    assert.equal(processesWith(marker).length, 1);
+    const killed = await client.callTool({ name: 'manage_background_process', arguments: { action: 'kill', id } });
+    assert.equal(killed.isError, false, killed.content[0].text);
+    assert.equal(killed.structuredContent.process.running, false);
+    assert.equal(processesWith(marker).length, 0);
+    const again = await client.callTool({ name: 'manage_background_process', arguments: { action: 'kill', id: 'bg-99' } });
+    assert.equal(again.isError, true);
+  });
+});
+
+test('closing the client ends its background commands', async () => {
+  const w = makeWorkspace(RULES);
+  const client = await connect(w);
+  const marker = 'sleep 61.6161';
+  const r = await client.callTool({ name: 'run_shell_command', arguments: { command: marker, background: true } });
+  assert.equal(r.isError, false, r.content[0].text);
+  assert.ok(await eventually(() => processesWith(marker).length === 1));
+  await client.close();
+  assert.ok(await eventually(() => processesWith(marker).length === 0), 'a background command outlived the server');
+  w.cleanup();
+});
+
+test('a bad notify_pattern is refused before anything starts', async () => {
+  await withClient(RULES, {}, async (client, w) => {
+    const r = await client.callTool({ name: 'run_shell_command', arguments: { command: 'touch started', background: true, notify_pattern: '(' } });
+    assert.equal(r.isError, true);
+    assert.match(r.content[0].text, /notify_pattern/);
+    assert.equal(fs.existsSync(path.join(w.ws, 'started')), false);
+  });
 });
