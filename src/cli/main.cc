@@ -30,6 +30,7 @@ int main(int argc, char** argv) {
   safesh::cli::AddImportCommand(app, import_args);
   safesh::cli::McpArgs mcp_args;
   safesh::cli::AddMcpCommand(app, mcp_args);
+  safesh::cli::AddDemoCommand(app);
 
   try {
     app.parse(argc, argv);
@@ -54,5 +55,6 @@ int main(int argc, char** argv) {
   if (app.got_subcommand("trust")) return safesh::cli::RunTrust(trust_args);
   if (app.got_subcommand("import")) return safesh::cli::RunImportClaude(import_args);
   if (app.got_subcommand("mcp")) return safesh::cli::RunMcp(mcp_args);
+  if (app.got_subcommand("demo")) return safesh::cli::RunDemo();
   return safesh::cli::kExitUsage;
 }

@@ -117,6 +117,9 @@ struct McpArgs {
 void AddMcpCommand(CLI::App& app, McpArgs& args);
 int RunMcp(const McpArgs& args);
 
+void AddDemoCommand(CLI::App& app);
+int RunDemo();
+
 struct DoctorArgs {
   bool json = false;
   bool fix_apparmor = false;
