@@ -1,10 +1,15 @@
 // safesh's command line: one verb per file under src/cli/.
 #include <iostream>
+#include <string_view>
 
 #include "cli/verbs.h"
 #include "safesh/version.h"
 
 int main(int argc, char** argv) {
+  // `safesh hook` must block the agent's call whatever goes wrong, from the first instruction:
+  // every agent reads exit 2 as "blocked" and any other failure as "go on".
+  const bool hook = argc > 1 && std::string_view(argv[1]) == "hook";
+  if (hook) safesh::cli::InstallHookCrashHandlers();
   CLI::App app{"safesh: a sandboxed shell for AI coding agents"};
   app.set_version_flag("--version", std::string("safesh ") + safesh::kVersion);
   app.require_subcommand(1);
@@ -28,6 +33,8 @@ int main(int argc, char** argv) {
   safesh::cli::AddTrustCommand(app, trust_args);
   safesh::cli::ImportArgs import_args;
   safesh::cli::AddImportCommand(app, import_args);
+  safesh::cli::HookArgs hook_args;
+  safesh::cli::AddHookCommand(app, hook_args);
 
   try {
     app.parse(argc, argv);
@@ -39,6 +46,10 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     app.exit(e);
+    if (hook) {
+      std::cerr << "safesh hook: bad arguments: the call is blocked\n";
+      return 2;
+    }
     return safesh::cli::kExitUsage;
   }
 
@@ -51,5 +62,6 @@ int main(int argc, char** argv) {
   if (app.got_subcommand("config")) return safesh::cli::RunConfigShow(config_args);
   if (app.got_subcommand("trust")) return safesh::cli::RunTrust(trust_args);
   if (app.got_subcommand("import")) return safesh::cli::RunImportClaude(import_args);
+  if (app.got_subcommand("hook")) return safesh::cli::RunHook(hook_args);
   return safesh::cli::kExitUsage;
 }
