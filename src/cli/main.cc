@@ -45,11 +45,11 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    app.exit(e);
     if (hook) {
-      std::cerr << "safesh hook: bad arguments: the call is blocked\n";
+      std::cerr << "safesh hook: bad arguments (" << e.what() << "): the call is blocked\n";
       return 2;
     }
+    app.exit(e);
     return safesh::cli::kExitUsage;
   }
 
