@@ -597,6 +597,20 @@ TEST_F(SandboxHook, NulByteNeverRuns) {
   EXPECT_FALSE(std::filesystem::exists(ws_ + "/pwned"));
 }
 
+TEST_F(SandboxHook, AWorkspacePathWithControlCharactersIsNotPutInALine) {
+  std::string odd = dir_.path + "/a\nb";
+  std::filesystem::create_directories(odd);
+  nlohmann::json j = nlohmann::json::parse(Payload(File("claude")));
+  j["cwd"] = odd;
+  j["tool_input"]["command"] = "echo hi";
+  ExpectBlocked(Safesh({"hook", "claude", "--sandbox", "--config", rules_}, j.dump()),
+                "holds control characters", "newline in the workspace");
+  // Without --sandbox nothing is rewritten, and the answer is the policy's.
+  RunOutput plain = Safesh({"hook", "claude", "--config", rules_}, j.dump());
+  EXPECT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_EQ(plain.out, ClaudeAnswer("allow", kAllowReason));
+}
+
 TEST_F(SandboxHook, RunRefusesBadBase64) {
   for (const std::string bad : {"Zm9", "Zm9v!", "Zh==", "Zm9v Zm9v"}) {
     RunOutput r =
