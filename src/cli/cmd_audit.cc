@@ -48,6 +48,11 @@ std::string Summary(const nlohmann::json& j, const std::string& event) {
     std::string what = j.contains("argv") ? Text(j, "argv") : Text(j, "command");
     return what + "  → " + Text(j, "decision") + ": " + Text(j, "reason");
   }
+  if (event == "hook") {
+    return Text(j, "client") + ": " + Text(j, "command") + "  → " + Text(j, "answer") + ": " +
+           Text(j, "reason") + with("  remembered approval ", Text(j, "approval_id")) +
+           (j.value("sandboxed", false) ? "  (runs in safesh run)" : "");
+  }
   if (event == "verdict") {
     std::string matched = Text(j, "matched");
     return Text(j, "decision") + ": " + Text(j, "reason") +

@@ -13,6 +13,7 @@
 #include "exec/env.h"
 #include "exec/spool.h"
 #include "pipeline/run_shell_command.h"
+#include "util/base64.h"
 #include "util/shell_quote.h"
 
 namespace safesh::cli {
@@ -46,6 +47,13 @@ void AddRunCommand(CLI::App& app, RunArgs& args) {
                   "terminal, otherwise the [approvals] headless answer). A remembered approval "
                   "answers before any of these")
       ->check(CLI::IsMember({"ask", "yes", "no"}));
+  cmd->add_option("--command-base64", args.command_base64,
+                  "The command line, base64-encoded (RFC 4648, with padding), instead of "
+                  "COMMAND; given more than once, the pieces are joined in order. No shell "
+                  "reads it on the way: `safesh hook claude --sandbox` passes commands so")
+      ->type_name("B64")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cmd->add_option("command", args.words, "The command line (use -- before it)")
       ->type_name("COMMAND");
   cmd->footer(
@@ -100,11 +108,28 @@ int RunRun(const RunArgs& args) {
                  "then manage_background_process to list, read and kill them)\n";
     return kExitUsage;
   }
-  if (args.words.size() != 1) {
+  std::string command;
+  if (!args.command_base64.empty()) {
+    std::string joined;
+    for (const std::string& piece : args.command_base64)
+      joined += piece;
+    if (!args.words.empty()) {
+      std::cerr << "safesh run: give the command either as COMMAND or with --command-base64, "
+                   "not both\n";
+      return kExitUsage;
+    }
+    if (!util::Base64Decode(joined, &command)) {
+      std::cerr << "safesh run: --command-base64 is not valid base64 (RFC 4648, standard "
+                   "alphabet, with padding)\n";
+      return kExitUsage;
+    }
+  } else if (args.words.size() != 1) {
     std::cerr << (args.words.empty()
                       ? "safesh run: give the command to run, e.g. safesh run -- 'make test'\n"
                       : "safesh run: give the command line as one argument (quote it)\n");
     return kExitUsage;
+  } else {
+    command = args.words[0];
   }
   RunHost host;
   if (int code = PrepareRunHost("run", args.workspace, args.config, &host); code != 0) return code;
@@ -134,7 +159,7 @@ int RunRun(const RunArgs& args) {
     sigaction(sig, &sa, nullptr);
 
   pipeline::RunRequest request;
-  request.command = args.words[0];
+  request.command = command;
   request.cwd = args.cwd;
   request.timeout_seconds = args.timeout;
   request.dry_run = args.dry_run;

@@ -1,10 +1,15 @@
 // safesh's command line: one verb per file under src/cli/.
 #include <iostream>
+#include <string_view>
 
 #include "cli/verbs.h"
 #include "safesh/version.h"
 
 int main(int argc, char** argv) {
+  // `safesh hook` must block the agent's call whatever goes wrong, from the first instruction:
+  // every agent reads exit 2 as "blocked" and any other failure as "go on".
+  const bool hook = argc > 1 && std::string_view(argv[1]) == "hook";
+  if (hook) safesh::cli::InstallHookCrashHandlers();
   CLI::App app{"safesh: a sandboxed shell for AI coding agents"};
   app.set_version_flag("--version", std::string("safesh ") + safesh::kVersion);
   app.require_subcommand(1);
@@ -31,6 +36,8 @@ int main(int argc, char** argv) {
   safesh::cli::McpArgs mcp_args;
   safesh::cli::AddMcpCommand(app, mcp_args);
   safesh::cli::AddDemoCommand(app);
+  safesh::cli::HookArgs hook_args;
+  safesh::cli::AddHookCommand(app, hook_args);
 
   try {
     app.parse(argc, argv);
@@ -41,6 +48,10 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
+    if (hook) {
+      std::cerr << "safesh hook: bad arguments (" << e.what() << "): the call is blocked\n";
+      return 2;
+    }
     app.exit(e);
     return safesh::cli::kExitUsage;
   }
@@ -56,5 +67,6 @@ int main(int argc, char** argv) {
   if (app.got_subcommand("import")) return safesh::cli::RunImportClaude(import_args);
   if (app.got_subcommand("mcp")) return safesh::cli::RunMcp(mcp_args);
   if (app.got_subcommand("demo")) return safesh::cli::RunDemo();
+  if (app.got_subcommand("hook")) return safesh::cli::RunHook(hook_args);
   return safesh::cli::kExitUsage;
 }

@@ -83,6 +83,9 @@ struct RunArgs {
   bool background = false;  // refused: a one-shot run cannot keep a background process
   std::string approve;
   std::vector<std::string> words;
+  // --command-base64: the command, base64-encoded, in one or more pieces joined in order (how
+  // `safesh hook claude --sandbox` passes a command that no shell may read).
+  std::vector<std::string> command_base64;
 };
 
 void AddRunCommand(CLI::App& app, RunArgs& args);
@@ -165,6 +168,21 @@ struct TrustArgs {
 
 void AddTrustCommand(CLI::App& app, TrustArgs& args);
 int RunTrust(const TrustArgs& args);
+
+struct HookArgs {
+  std::string agent;  // claude, codex, gemini (checked by RunHook: a bad one blocks, exit 2)
+  bool sandbox = false;
+  std::string config;
+  std::string workspace;
+};
+
+// `safesh hook AGENT`. Exits 0 with the answer on stdout, or 2 (the agents' "block") with the
+// reason on stderr whenever safesh cannot answer.
+void AddHookCommand(CLI::App& app, HookArgs& args);
+int RunHook(const HookArgs& args);
+// Before anything else runs for `safesh hook`: an uncaught exception, std::terminate or a
+// crash exits 2 with a message, so that even a failing hook blocks the call.
+void InstallHookCrashHandlers();
 
 struct ImportArgs {
   std::string path;

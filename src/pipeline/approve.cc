@@ -50,6 +50,23 @@ std::string ApprovalWorkspace(const std::string& workspace) {
   return realpath(workspace.c_str(), real) != nullptr ? std::string(real) : workspace;
 }
 
+std::optional<approval::Remembered> FindRememberedApproval(
+    const std::string& approvals_file, const std::string& workspace, const std::string& command,
+    const std::vector<std::string>& roots, const std::string& home, std::string* error) {
+  error->clear();
+  if (approvals_file.empty()) return std::nullopt;
+  if (std::string root = WritableBy(approvals_file, roots, home); !root.empty()) {
+    if (access(approvals_file.c_str(), F_OK) == 0) {
+      *error = "the approvals file " + approvals_file + " lies in " + root +
+               ", which commands may write: keep safesh's state elsewhere (XDG_STATE_HOME)";
+    }
+    return std::nullopt;
+  }
+  std::vector<approval::Remembered> list;
+  if (!approval::LoadApprovals(approvals_file, &list, error)) return std::nullopt;
+  return approval::FindApproval(list, approval::kRunCommand, workspace, command);
+}
+
 bool Approve(const RunRequest& request, const std::string& cwd, const policy::Verdict& verdict,
              const std::vector<std::string>& roots, const RunContext& c, AuditTrail* trail,
              RunResult* result, std::string* notes) {

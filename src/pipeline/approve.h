@@ -3,8 +3,11 @@
 // recorded in the audit trail. A denial never runs anything.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "approval/store.h"
 
 #include "pipeline/audit_trail.h"
 #include "pipeline/run_shell_command.h"
@@ -22,6 +25,15 @@ namespace safesh::pipeline {
 bool Approve(const RunRequest& request, const std::string& cwd, const policy::Verdict& verdict,
              const std::vector<std::string>& roots, const RunContext& context, AuditTrail* trail,
              RunResult* result, std::string* notes);
+
+// Step 1 of Approve on its own, for callers that answer an ask without running anything (the
+// agent hooks): the "always" approval remembered in `approvals_file` for exactly `command` in
+// `workspace` (as ApprovalWorkspace gives it), if there is one. An approvals file that commands
+// may write (inside `roots`, the temporary folders or ~/.cache) or that cannot be read is not
+// used: none is returned, and `*error` says why (empty when there is simply no approval).
+std::optional<approval::Remembered> FindRememberedApproval(
+    const std::string& approvals_file, const std::string& workspace, const std::string& command,
+    const std::vector<std::string>& roots, const std::string& home, std::string* error);
 
 // The workspace as approvals remember it: its real path (or the path as given, when it cannot
 // be resolved), so that one folder reached by two paths is one workspace.
