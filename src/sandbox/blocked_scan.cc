@@ -262,8 +262,6 @@ void Enqueue(Walk* w, uint32_t root, uint32_t depth, const std::string* parent,
   w->next->push_back(std::move(d));
 }
 
-// The directory at w->next[i]: brought up to date, its entries counted, its matches reported,
-// its subdirectories queued.
 // Brings directory `d` up to date with a watcher's help (ScanWatchHooks): trusted as it is, or
 // watched, then checked.
 void WatchAndRefresh(Walk* w, ScanDir* d, size_t budget) {
@@ -279,6 +277,8 @@ void WatchAndRefresh(Walk* w, ScanDir* d, size_t budget) {
   if (d->wd >= 0 && d->state == ScanDir::kRead && !h.reports_changes(d->key.dev, path)) d->wd = -1;
 }
 
+// The directory at w->next[i]: brought up to date, its entries counted, its matches reported,
+// its subdirectories queued (and, with a watcher, told to be checked when it says so).
 void Visit(Walk* w, size_t i) {
   size_t budget = w->limits.max_entries - w->result->entries;
   ScanDir* visited = &(*w->next)[i];
