@@ -50,6 +50,7 @@ struct Bench {
     policy = safesh::policy::Policy::Compile(c.settings.commands, &error);
     c.policy = &*policy;
     c.caller_is_subreaper = prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0;
+    c.long_lived = true;  // as the MCP server: many commands in one process
     r.command = "true";
   }
   ~Bench() { std::filesystem::remove_all(dir); }

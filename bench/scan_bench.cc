@@ -3,7 +3,8 @@
 // scan), and `find` with the same names and pruned folders as the baseline, in the same run.
 //
 // BM_StatEveryDirectory is the floor of the incremental scan: the one lstat per directory that
-// it must make, without the walk.
+// it must make, without the walk. BM_Watched* are the same scans with inotify watches
+// (sandbox/scan_watch.h), as a long-lived safesh makes them.
 //
 // The workspace is generated in a temporary folder (seeded, so every run gets the same tree):
 // about 2,800 folders up to 10 deep, each put in a folder picked at random and filled to 10-20
@@ -23,6 +24,7 @@
 
 #include "sandbox/blocked_names.h"
 #include "sandbox/blocked_scan.h"
+#include "sandbox/scan_watch.h"
 
 extern char** environ;
 
@@ -162,6 +164,65 @@ void BM_IncrementalOneDirTouched(benchmark::State& state) {
   if (there) unlink(file.c_str());
 }
 
+// With a watcher: nothing changed, so the queue is empty and the last answer stands.
+void BM_WatchedNothingChanged(benchmark::State& state) {
+  BlockedScan cache;
+  safesh::sandbox::ScanWatch watch;
+  safesh::sandbox::WatchedScan(&watch, &cache, {g_root}, Patterns(), ScanLimits(), Never());
+  for (auto _ : state) {
+    ScanResult r =
+        safesh::sandbox::WatchedScan(&watch, &cache, {g_root}, Patterns(), ScanLimits(), Never());
+    benchmark::DoNotOptimize(r);
+  }
+  if (watch.last != safesh::sandbox::ScanWatch::kUnchanged) state.SkipWithError(watch.why.c_str());
+}
+
+// With a watcher: one directory gains or loses a file before each scan (not timed): its event is
+// read, that directory read again and its subdirectories checked, the rest trusted.
+void BM_WatchedOneFileAddedOrRemoved(benchmark::State& state) {
+  BlockedScan cache;
+  safesh::sandbox::ScanWatch watch;
+  safesh::sandbox::WatchedScan(&watch, &cache, {g_root}, Patterns(), ScanLimits(), Never());
+  std::string file = g_root + "/dir0/touched.txt";
+  bool there = false;
+  for (auto _ : state) {
+    state.PauseTiming();
+    if (there) {
+      unlink(file.c_str());
+    } else {
+      MakeFile(file);
+    }
+    there = !there;
+    state.ResumeTiming();
+    ScanResult r =
+        safesh::sandbox::WatchedScan(&watch, &cache, {g_root}, Patterns(), ScanLimits(), Never());
+    benchmark::DoNotOptimize(r);
+  }
+  if (watch.last != safesh::sandbox::ScanWatch::kWalked) state.SkipWithError(watch.why.c_str());
+  if (there) unlink(file.c_str());
+}
+
+// What a long-lived safesh pays once per workspace: the first scan with a watcher, which sets a
+// watch on every directory (from a warm cache, as after a loaded cache file).
+void BM_WatchedStart(benchmark::State& state) {
+  BlockedScan warm;
+  safesh::sandbox::Scan(&warm, {g_root}, Patterns(), ScanLimits(), Never());
+  for (auto _ : state) {
+    state.PauseTiming();
+    BlockedScan cache = warm;
+    safesh::sandbox::ScanWatch watch;
+    state.ResumeTiming();
+    ScanResult r =
+        safesh::sandbox::WatchedScan(&watch, &cache, {g_root}, Patterns(), ScanLimits(), Never());
+    benchmark::DoNotOptimize(r);
+    state.PauseTiming();
+    {
+      safesh::sandbox::ScanWatch gone = std::move(watch);  // its watches are freed untimed
+    }
+    state.ResumeTiming();
+  }
+}
+
 // What `safesh run` does per command: load the cache file, scan (nothing changed).
 void BM_CliLoadAndScan(benchmark::State& state) {
   for (auto _ : state) {
@@ -214,6 +275,9 @@ BENCHMARK(BM_FindBaseline)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_StatEveryDirectory)->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK(BM_IncrementalNothingChanged)->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK(BM_IncrementalOneDirTouched)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(BM_WatchedNothingChanged)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(BM_WatchedOneFileAddedOrRemoved)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(BM_WatchedStart)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_CliLoadAndScan)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
 }  // namespace

@@ -24,6 +24,7 @@
 #include "sandbox/bwrap.h"
 #include "sandbox/doctor.h"
 #include "sandbox/landlock.h"
+#include "sandbox/scan_watch.h"
 #include "sandbox/spec.h"
 #include "util/json_writer.h"
 
@@ -95,31 +96,48 @@ std::string WithCommas(size_t n) {
 constexpr int64_t kBlockedScanMaxAgeSeconds = 30 * 24 * 60 * 60;
 
 // The blocked-name scan (sandbox/blocked_scan.h) for one command, with its cache: kept in memory
-// for as long as this process lives (a long-lived safesh), and in the state folder between runs
-// of the one-shot CLI. One cache per set of roots and patterns; a cache file that is missing,
-// damaged or made for other roots is not used (the scan reads everything).
+// for as long as this process lives, and in the state folder between runs of the one-shot CLI.
+// One cache per set of roots and patterns; a cache file that is missing, damaged or made for
+// other roots is not used (the scan reads everything). A long-lived process (RunContext::
+// long_lived) also keeps a watcher beside each cache (sandbox/scan_watch.h); once made it serves
+// every scan of those roots. Its cache is written to the file after its first scan only, for the
+// one-shot runs to come: rewriting the whole file for each change would cost more than the
+// watched scan.
 sandbox::ScanResult ScanBlockedNames(const RunContext& c, const std::vector<std::string>& roots,
                                      const std::vector<std::string>& patterns,
                                      const sandbox::ScanCancel& cancel) {
+  struct Cached {
+    sandbox::BlockedScan scan;
+    sandbox::ScanWatch watch;
+    bool watched = false;  // `watch` is in use
+    bool saved = false;    // (when watched) the file was written once
+  };
   static std::mutex mu;
-  static std::map<std::string, sandbox::BlockedScan> caches;  // by file name
+  static std::map<std::string, Cached> caches;  // by file name
   std::lock_guard<std::mutex> lock(mu);
   sandbox::ScanLimits limits;
   std::string name = sandbox::BlockedScanFileName(roots, patterns, limits);
   std::string state = StateDir(c);
   std::string file = state.empty() ? "" : state + "/" + name;
-  // A process that serves many workspaces keeps the last few.
+  // A process that serves many workspaces keeps the last few (their watches go with them).
   if (caches.size() >= 8 && caches.find(name) == caches.end()) caches.clear();
   auto [it, added] = caches.try_emplace(name);
-  sandbox::BlockedScan& cache = it->second;
+  Cached& cached = it->second;
+  sandbox::BlockedScan& cache = cached.scan;
   std::string ignored;
   // A workspace seen for the first time (or a damaged file) is when old files are cleared.
   if (added && !file.empty() && !sandbox::LoadBlockedScan(file, &cache, &ignored))
     sandbox::RemoveOldBlockedScans(state, kBlockedScanMaxAgeSeconds);
-  sandbox::ScanResult found = sandbox::Scan(&cache, roots, patterns, limits, cancel);
+  cached.watched = cached.watched || c.long_lived;
+  sandbox::ScanResult found =
+      cached.watched ? sandbox::WatchedScan(&cached.watch, &cache, roots, patterns, limits, cancel)
+                     : sandbox::Scan(&cache, roots, patterns, limits, cancel);
   // Not saving is not an error: the next run reads the directories again.
-  if (cache.dirty && !file.empty() && sandbox::SaveBlockedScan(cache, file, &ignored))
+  bool save = cache.dirty && !file.empty() && !(cached.watched && cached.saved);
+  if (save && sandbox::SaveBlockedScan(cache, file, &ignored)) {
     cache.dirty = false;
+    cached.saved = true;
+  }
   return found;
 }
 

@@ -72,6 +72,12 @@ struct RunContext {
   // records cannot be written does not run (see pipeline/audit_trail.h).
   audit::Log* audit = nullptr;
   std::string client;  // who asks, for the audit log: "run", "mcp", ... (empty: "library")
+  // This process runs many commands (the MCP server, a library session): the blocked-name scan
+  // keeps inotify watches on the roots between commands (sandbox/scan_watch.h), so that a
+  // command after which nothing changed costs no directory lookups. Left false by the one-shot
+  // `safesh run`: setting a watch on every directory costs more than the one walk it would
+  // save, and the watches end with the process (its cache file is what carries over).
+  bool long_lived = false;
 };
 
 struct RunResult {

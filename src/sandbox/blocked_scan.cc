@@ -81,6 +81,7 @@ struct Walk {
   bool indexed = false;
   std::unordered_map<std::string, size_t> index;  // root:path -> position in old (on a miss)
   std::vector<ScanDir>* next = nullptr;
+  const ScanWatchHooks* hooks = nullptr;  // a watcher's, or null
 };
 
 std::string IndexKey(uint32_t root, const std::string& path) {
@@ -261,17 +262,42 @@ void Enqueue(Walk* w, uint32_t root, uint32_t depth, const std::string* parent,
   w->next->push_back(std::move(d));
 }
 
+// Brings directory `d` up to date with a watcher's help (ScanWatchHooks): trusted as it is, or
+// watched, then checked.
+void WatchAndRefresh(Walk* w, ScanDir* d, size_t budget) {
+  const ScanWatchHooks& h = *w->hooks;
+  if (h.trust && d->wd >= 0 && d->state == ScanDir::kRead && !d->check_below) return;
+  std::string path = Absolute(*w, d->root, d->path);
+  // The watch first: a change after it is reported, one before it shows in the lstat below.
+  d->wd = h.watch(path);
+  ScanDirKey was = d->key;
+  Refresh(w, d, budget);
+  // Another directory now stands here: what is cached below it was read in the old one.
+  if (d->key.dev != was.dev || d->key.ino != was.ino) d->check_below = true;
+  if (d->wd >= 0 && d->state == ScanDir::kRead && !h.reports_changes(d->key.dev, path)) d->wd = -1;
+}
+
 // The directory at w->next[i]: brought up to date, its entries counted, its matches reported,
-// its subdirectories queued.
+// its subdirectories queued (and, with a watcher, told to be checked when it says so).
 void Visit(Walk* w, size_t i) {
   size_t budget = w->limits.max_entries - w->result->entries;
-  Refresh(w, &(*w->next)[i], budget);
+  ScanDir* visited = &(*w->next)[i];
+  if (w->hooks != nullptr) {
+    WatchAndRefresh(w, visited, budget);
+  } else {
+    visited->wd = -1;
+    visited->check_children = visited->check_below = false;
+    Refresh(w, visited, budget);
+  }
   std::vector<ScanDir>& next = *w->next;
   // Room for every subdirectory first, so that `d` stays where it is while they are added.
   size_t need = next.size() + next[i].items.size();
   if (need > next.capacity()) next.reserve(std::max(need, next.capacity() * 2));
-  const ScanDir& d = next[i];
+  ScanDir& d = next[i];
+  bool check_children = d.check_children || d.check_below;
+  d.check_children = false;
   if (d.state == ScanDir::kUnreadable) {
+    d.check_below = false;
     w->result->dirs.push_back(Absolute(*w, d.root, d.path));
     return;
   }
@@ -283,8 +309,15 @@ void Visit(Walk* w, size_t i) {
       std::string path = Absolute(*w, d.root, ChildPath(d.path, name));
       (item.kind == ScanItem::kDir ? w->result->dirs : w->result->files).push_back(path);
     }
-    if (item.descend) Enqueue(w, d.root, d.depth + 1, &d.path, name);
+    if (!item.descend) continue;
+    Enqueue(w, d.root, d.depth + 1, &d.path, name);
+    if (check_children) {
+      ScanDir& child = next.back();
+      child.wd = -1;
+      child.check_below = child.check_below || d.check_below;
+    }
   }
+  d.check_below = false;
   if (d.entries > budget) {
     w->result->truncated = true;
     w->stop = true;
@@ -297,7 +330,14 @@ void Visit(Walk* w, size_t i) {
 ScanResult Scan(BlockedScan* cache, const std::vector<std::string>& roots,
                 const std::vector<std::string>& patterns, const ScanLimits& limits,
                 const ScanCancel& cancel) {
+  return Scan(cache, roots, patterns, limits, cancel, nullptr);
+}
+
+ScanResult Scan(BlockedScan* cache, const std::vector<std::string>& roots,
+                const std::vector<std::string>& patterns, const ScanLimits& limits,
+                const ScanCancel& cancel, const ScanWatchHooks* hooks) {
   ScanResult result;
+  cache->walks++;
   if (cache->roots != roots || cache->patterns != patterns || !(cache->limits == limits)) {
     cache->roots = roots;
     cache->patterns = patterns;
@@ -314,6 +354,7 @@ ScanResult Scan(BlockedScan* cache, const std::vector<std::string>& roots,
   w.limits.max_entries = std::min<size_t>(limits.max_entries, UINT32_MAX - 1);
   w.cancel = &cancel;
   w.result = &result;
+  w.hooks = hooks;
   struct timespec now;
   clock_gettime(CLOCK_REALTIME, &now);
   w.now_ns = Ns(now);

@@ -20,6 +20,9 @@
 // file systems with coarse timestamps would not show a second change within the same tick.
 // The incremental walk visits the same directories in the same order within the same limits
 // as a full walk, so it finds exactly the same paths (tests/sandbox/blocked_scan_test.cc).
+//
+// A process that runs many commands can skip most lstats too: a change watcher
+// (scan_watch.h) tells the walk which directories cannot have changed (ScanWatchHooks).
 #pragma once
 
 #include <cstddef>
@@ -83,8 +86,14 @@ struct ScanDir {
   std::string path;    // relative to the root; empty for the root itself
   ScanDirKey key;
   State state = kUnread;
-  bool racy = false;     // read within 2 s of its last change: read again next time
-  uint32_t entries = 0;  // how many entries it lists (kPartial: one past the limit)
+  bool racy = false;  // read within 2 s of its last change: read again next time
+  // With a watcher (scan_watch.h), for the walks to come; a walk without one clears them.
+  bool check_children = false;  // its subdirectories are checked: one may be another directory
+  bool check_below = false;     // it and everything below it are checked
+  uint32_t entries = 0;         // how many entries it lists (kPartial: one past the limit)
+  // With a watcher: the inotify watch set on it before it was last checked, and no event came
+  // since; -1: none (then it is checked on the next walk). Never saved.
+  int32_t wd = -1;
   std::vector<ScanItem> items;
   std::string names;
 };
@@ -100,6 +109,22 @@ struct BlockedScan {
   // it (to 0, changing each directory's mtime themselves), so that their walks use the cache.
   int64_t racy_window_ns = 2'000'000'000;
   std::vector<ScanDir> spare;  // scratch: the last walk's memory, reused by the next one
+  uint64_t walks = 0;          // how many walks used it: a watcher notices walks not its own
+};
+
+// What a change watcher (scan_watch.h) lends the walk. A directory whose watch was set before it
+// was last checked (ScanDir::wd), fully read, and not named by an event since, is trusted as it
+// is: no lstat. Every other directory gets a watch first, then its lstat (and a read when that
+// changed), so that a change after the check is reported and a change before it is seen. A
+// directory that is now another one (device or inode changed) has everything below it checked.
+struct ScanWatchHooks {
+  // Sets a watch on the directory at this absolute path; its descriptor, or -1 (it is then
+  // checked on every walk).
+  std::function<int(const std::string& path)> watch;
+  // Whether the file system of device `dev` (a directory at `path` on it) reports every change
+  // to inotify: not a network or FUSE file system, changed from elsewhere.
+  std::function<bool(uint64_t dev, const std::string& path)> reports_changes;
+  bool trust = true;  // false: no directory is trusted on this walk (events were lost)
 };
 
 // Walks `roots` (absolute real paths of directories; a duplicate or a missing one adds nothing)
@@ -109,6 +134,11 @@ struct BlockedScan {
 ScanResult Scan(BlockedScan* cache, const std::vector<std::string>& roots,
                 const std::vector<std::string>& patterns, const ScanLimits& limits,
                 const ScanCancel& cancel);
+
+// The same with a watcher's help (scan_watch.h calls it; null `hooks`: the walk above).
+ScanResult Scan(BlockedScan* cache, const std::vector<std::string>& roots,
+                const std::vector<std::string>& patterns, const ScanLimits& limits,
+                const ScanCancel& cancel, const ScanWatchHooks* hooks);
 
 // The same walk without a cache: every directory is read.
 ScanResult FullScan(const std::vector<std::string>& roots, const std::vector<std::string>& patterns,

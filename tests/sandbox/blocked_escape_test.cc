@@ -193,6 +193,38 @@ class ScanStops : public BlockedNamesEscape {
   }
 };
 
+// A long-lived process (RunContext::long_lived: the scan keeps watches between commands): a key
+// a command makes is hidden from the next, and so is one made or moved between commands.
+TEST_F(ScanStops, ALongLivedProcessHidesTheKeysItsCommandsMake) {
+  auto run = [&](const std::string& command) {
+    pipeline::RunContext c;
+    c.workspace = ws_;
+    c.home = home_;
+    c.spool_base = dir_ + "/state/safesh/spool";
+    c.environment = exec::CurrentEnvironment();
+    c.prompter = [](const approval::ApprovalRequest&) { return approval::Answer::kApprove; };
+    c.launcher = "bwrap";
+    c.settings.sandbox.shell = "required";
+    c.long_lived = true;
+    pipeline::RunRequest r;
+    r.command = command;
+    pipeline::RunResult result = pipeline::RunShellCommand(r, c);
+    EXPECT_EQ(result.exit_code, 0) << command << ": " << result.error;
+    return result.output;
+  };
+  fs::create_directories(ws_ + "/src/lib");
+  EXPECT_EQ(run("true"), "");
+  // Made by the command: visible to it (SH-24), hidden from the next.
+  EXPECT_EQ(run("mkdir -p a/b && echo key > a/b/.env && cat a/b/.env"), "key\n");
+  EXPECT_EQ(run("cat a/b/.env 2>/dev/null; echo END"), "END\n");
+  // Changed outside the sandbox between commands (a masked file moves with its mount within one).
+  fs::rename(ws_ + "/a/b", ws_ + "/src/lib/moved");
+  EXPECT_EQ(run("cat src/lib/moved/.env 2>/dev/null; echo END"), "END\n");
+  fs::rename(ws_ + "/src/lib/moved/.env", ws_ + "/src/lib/moved/plain");
+  std::ofstream(ws_ + "/src/id_rsa") << "k2\n";
+  EXPECT_EQ(run("cat src/id_rsa src/lib/moved/plain 2>/dev/null; echo END"), "key\nEND\n");
+}
+
 TEST_F(ScanStops, ACancelledScanRunsNothing) {
   for (int d = 0; d < 20; ++d) {
     fs::create_directories(ws_ + "/d" + std::to_string(d));
