@@ -71,6 +71,8 @@ Session::Session(pipeline::RunContext context) : context_(std::move(context)) {
   // Several commands run at once: the runner must not kill every child of this process when one
   // guard is lost (exec::ExecOptions::caller_is_subreaper).
   context_.caller_is_subreaper = false;
+  // A session runs many commands: the blocked-name scan keeps its inotify watches between them.
+  context_.long_lived = true;
   wake_.Reset(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
 }
 
