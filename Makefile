@@ -44,6 +44,7 @@ bench: build
 	bench/run_compare.sh
 
 demo: build
+	build/safesh demo
 	scripts/examples
 
 format:
