@@ -162,7 +162,14 @@ TEST_F(Run, AskTakesTheHeadlessAnswerWhenNoOneCanBeAsked) {
   context_.prompter = nullptr;  // no one to ask; the default headless answer is deny
   RunResult r = Go("touch " + dir_ + "/asked");
   EXPECT_EQ(r.outcome, Outcome::kNotApproved);
-  EXPECT_NE(r.error.find("--approve yes"), std::string::npos);
+  // How to let it through, in the terms of the client: settings for a library or a server...
+  EXPECT_NE(r.error.find("auto_approve in safesh's settings"), std::string::npos) << r.error;
+  EXPECT_EQ(r.error.find("--approve yes"), std::string::npos) << r.error;
+  // ...and the flag for `safesh run`.
+  context_.client = "run";
+  r = Go("touch " + dir_ + "/asked");
+  EXPECT_NE(r.error.find("--approve yes"), std::string::npos) << r.error;
+  context_.client.clear();
   EXPECT_FALSE(std::filesystem::exists(dir_ + "/asked"));
   context_.settings.approvals.headless = "allow";
   r = Go("touch " + dir_ + "/asked");
