@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cerrno>
 
+#include "util/file.h"
 #include "util/shell_quote.h"
 #include "util/unique_fd.h"
 
@@ -19,16 +20,6 @@ std::string Shown(const std::string& text) {
   if (util::HasHiddenCharacters(text) || text.find('\n') != std::string::npos)
     return util::ShellQuote(text);
   return text;
-}
-
-bool WriteAll(int fd, const std::string& text) {
-  for (size_t done = 0; done < text.size();) {
-    ssize_t n = write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    done += static_cast<size_t>(n);
-  }
-  return true;
 }
 
 }  // namespace
@@ -64,7 +55,7 @@ Answer AskAtTerminal(const ApprovalRequest& request) {
   } else {
     text += "\nRun it? [y/N] ";
   }
-  if (!WriteAll(tty.get(), text)) return Answer::kNoOneToAsk;
+  if (!util::WriteAll(tty.get(), text)) return Answer::kNoOneToAsk;
   std::string line;
   char c;
   while (line.size() < 64) {

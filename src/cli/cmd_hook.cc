@@ -25,6 +25,7 @@
 #include "pipeline/run_shell_command.h"
 #include "pipeline/validate.h"
 #include "policy/verdict.h"
+#include "util/file.h"
 #include "util/random_id.h"
 #include "util/shell_quote.h"
 
@@ -330,18 +331,6 @@ hooks::Reply Answer(const HookArgs& args) {
   return hooks::Answer(*agent, decision, reason, updated_input);
 }
 
-// Writes all of `text` to `fd`; false when it could not.
-bool WriteAll(int fd, const std::string& text) {
-  size_t done = 0;
-  while (done < text.size()) {
-    ssize_t n = write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    done += static_cast<size_t>(n);
-  }
-  return true;
-}
-
 }  // namespace
 
 void InstallHookCrashHandlers() {
@@ -367,13 +356,14 @@ int RunHook(const HookArgs& args) {
   }
   // A blocked call says so on stderr and nothing on stdout; an answer that cannot be written
   // whole is no answer.
-  if (reply.exit_code == 0 && !WriteAll(STDOUT_FILENO, reply.out)) {
-    WriteAll(STDERR_FILENO, "safesh hook: the answer could not be written to standard output: " +
-                                std::string(strerror(errno)) + "\n");
+  if (reply.exit_code == 0 && !util::WriteAll(STDOUT_FILENO, reply.out)) {
+    util::WriteAll(STDERR_FILENO,
+                   "safesh hook: the answer could not be written to standard output: " +
+                       std::string(strerror(errno)) + "\n");
     return 2;
   }
   if (reply.exit_code != 0) reply.exit_code = 2;
-  if (!reply.err.empty()) WriteAll(STDERR_FILENO, reply.err);
+  if (!reply.err.empty()) util::WriteAll(STDERR_FILENO, reply.err);
   return reply.exit_code;
 }
 

@@ -6,6 +6,8 @@
 
 #include <cstring>
 
+#include "util/file.h"
+
 namespace safesh::mcp {
 namespace {
 
@@ -94,15 +96,9 @@ bool Output::Write(std::string_view line) {
   data.reserve(line.size() + 1);
   data.append(line);
   data.push_back('\n');
-  size_t done = 0;
-  while (done < data.size()) {
-    ssize_t n = ::write(fd_, data.data() + done, data.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      broken_ = true;
-      return false;
-    }
-    done += static_cast<size_t>(n);
+  if (!util::WriteAll(fd_, data)) {
+    broken_ = true;
+    return false;
   }
   return true;
 }

@@ -56,6 +56,17 @@ std::string ReadFirstLine(const std::string& path) {
   return text.substr(0, text.find('\n'));
 }
 
+bool WriteAll(int fd, std::string_view data) {
+  size_t done = 0;
+  while (done < data.size()) {
+    ssize_t n = ::write(fd, data.data() + done, data.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += static_cast<size_t>(n);
+  }
+  return true;
+}
+
 std::string RealPath(const std::string& path) {
   // glibc's realpath(3) reads every component as a link (six calls for a path six deep), and
   // the sandbox's spec resolves dozens of paths per command. Opening the path and asking the

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 namespace safesh::util {
 
@@ -16,6 +17,10 @@ std::string ReadFirstLine(const std::string& path);
 
 // Reads `fd` to its end into `*text`. `name` is used in the error message.
 bool ReadToEnd(int fd, const std::string& name, std::string* text, std::string* error);
+
+// Writes all of `data` to `fd`, going on after short writes and EINTR. False when a write
+// failed (errno says why).
+bool WriteAll(int fd, std::string_view data);
 
 // `path` with every link resolved (realpath(3)); empty when it does not exist.
 std::string RealPath(const std::string& path);
