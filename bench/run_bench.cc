@@ -39,8 +39,15 @@ struct Bench {
   Bench(const std::string& shell) {
     char t[] = "/tmp/safesh-run-bench-XXXXXX";
     dir = mkdtemp(t);
+    // The home outside the writable roots, as on a user's machine: a home inside one (/tmp)
+    // would have every default blocked path of it masked, some thirty more mounts.
+    const char* h = getenv("HOME");
+    std::string base = std::string(h != nullptr ? h : "/root") + "/.local/state";
+    std::filesystem::create_directories(base);
+    std::string home_template = base + "/safesh-run-bench-home-XXXXXX";
+    home = mkdtemp(home_template.data());
     c.workspace = dir;
-    c.home = dir;
+    c.home = home;
     c.spool_base = dir + "/state/safesh/spool";
     c.environment = safesh::exec::CurrentEnvironment();
     c.settings.sandbox.shell = shell;
@@ -53,8 +60,11 @@ struct Bench {
     c.long_lived = true;  // as the MCP server: many commands in one process
     r.command = "true";
   }
-  ~Bench() { std::filesystem::remove_all(dir); }
-  std::string dir;
+  ~Bench() {
+    std::filesystem::remove_all(dir);
+    std::filesystem::remove_all(home);
+  }
+  std::string dir, home;
   safesh::pipeline::RunContext c;
   std::optional<safesh::policy::Policy> policy;
   safesh::pipeline::RunRequest r;

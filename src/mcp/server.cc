@@ -91,7 +91,7 @@ class Server {
   Output out_;
   const ServerConfig& config_;
   session::Session session_;
-  bool initialized_ = false;
+  std::atomic<bool> initialized_{false};  // read by the notice pump too
   std::string protocol_;
   ToolDialect dialect_;
   bool can_elicit_ = false;
