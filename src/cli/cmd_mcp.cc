@@ -1,5 +1,6 @@
 // `safesh mcp`: the MCP server over stdio (mcp/server.h).
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <iostream>
@@ -13,7 +14,9 @@ namespace safesh::cli {
 
 void AddMcpCommand(CLI::App& app, McpArgs& args) {
   CLI::App* cmd = app.add_subcommand(
-      "mcp", "Serve safesh's tools (run_shell_command, check_command) to an MCP client over stdio");
+      "mcp",
+      "Serve safesh's tools (run_shell_command, manage_background_process, check_command) to "
+      "an MCP client over stdio");
   cmd->add_option("--config", args.config,
                   "Settings file (TOML), over the user's and the workspace's settings")
       ->type_name("FILE");
@@ -25,7 +28,8 @@ void AddMcpCommand(CLI::App& app, McpArgs& args) {
       "JSON-RPC 2.0, one message per line on stdin and stdout; logs go to stderr. The server\n"
       "ends when stdin closes, stopping every command it started. Settings are read once, at\n"
       "start: restart the server after changing them.\n"
-      "Exit status: 0 when the input ended; 1 when it could not be read; 78 bad settings.");
+      "Exit status: 0 when the input ended; 1 when it could not be read; 64 the workspace is\n"
+      "not a directory; 78 bad settings.");
 }
 
 namespace {
@@ -55,6 +59,14 @@ int RunMcp(const McpArgs& args) {
   sigemptyset(&sa.sa_mask);
   for (int sig : {SIGINT, SIGTERM, SIGHUP})
     sigaction(sig, &sa, nullptr);
+  // Every command would be refused in a workspace that is not there: say so once, now.
+  struct stat st;
+  if (stat(config.context.workspace.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    std::cerr << "safesh mcp: the workspace " << config.context.workspace
+              << " is not an existing directory (give --workspace DIR, or start the server in "
+                 "the project's folder)\n";
+    return kExitUsage;
+  }
   std::cerr << "safesh mcp: serving " << config.context.workspace << "\n";
   int status = mcp::Serve(STDIN_FILENO, STDOUT_FILENO, stop.fd(), config);
   g_stop = nullptr;

@@ -203,7 +203,8 @@ Json Server::Initialize(const Json& params, int* code, std::string* error) {
           {"serverInfo", info},
           {"instructions",
            "safesh runs shell commands in a sandbox after judging them against the user's "
-           "policy. Use run_shell_command for every shell command; check_command tells whether "
+           "policy. Use run_shell_command for every shell command (background: true for dev "
+           "servers and watchers, then manage_background_process); check_command tells whether "
            "a command would be allowed without running it. A denied command comes back with the "
            "reason: change the command, do not retry it as it was."}};
 }

@@ -41,7 +41,10 @@ TEST(Cli, UsageErrorsExit64WithAMessage) {
                                              {"frobnicate"},
                                              {"parse", "--no-such-option", "x"},
                                              {"parse", "-f"},
-                                             {"parse", "-f", "/dev/null", "echo"}}) {
+                                             {"parse", "-f", "/dev/null", "echo"},
+                                             {"mcp", "--no-such-option"},
+                                             // A server whose every command would be refused.
+                                             {"mcp", "--workspace", "/nonexistent/ws"}}) {
     RunOutput r = Safesh(args);
     std::string shown;
     for (const std::string& a : args)
