@@ -19,30 +19,15 @@
 #include <random>
 
 #include "sandbox/blocked_names.h"
+#include "sandbox/scan_helpers.h"
 
 namespace safesh::sandbox {
 namespace {
 
 namespace fs = std::filesystem;
-
-const std::vector<std::string>& Patterns() {
-  static const std::vector<std::string> p = [] {
-    std::vector<std::string> v = DefaultBlockedNames();
-    v.push_back("secret-dir");
-    return v;
-  }();
-  return p;
-}
-
-ScanCancel Never() {
-  return [] { return false; };
-}
-
-void Write(const std::string& path, const std::string& text = "x") {
-  std::ofstream f(path);
-  f << text;
-  ASSERT_TRUE(f.good()) << path;
-}
+using scan_test::Never;
+using scan_test::Patterns;
+using scan_test::Write;
 
 // A plain walk, written from the rules in blocked_scan.h and nothing else: the oracle for
 // FullScan.

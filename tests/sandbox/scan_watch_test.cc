@@ -18,30 +18,15 @@
 #include <random>
 
 #include "sandbox/blocked_names.h"
+#include "sandbox/scan_helpers.h"
 
 namespace safesh::sandbox {
 namespace {
 
 namespace fs = std::filesystem;
-
-const std::vector<std::string>& Patterns() {
-  static const std::vector<std::string> p = [] {
-    std::vector<std::string> v = DefaultBlockedNames();
-    v.push_back("secret-dir");
-    return v;
-  }();
-  return p;
-}
-
-ScanCancel Never() {
-  return [] { return false; };
-}
-
-void Write(const std::string& path) {
-  std::ofstream f(path);
-  f << "x";
-  ASSERT_TRUE(f.good()) << path;
-}
+using scan_test::Never;
+using scan_test::Patterns;
+using scan_test::Write;
 
 // The differences between two results, or "" when they are the same.
 std::string Diff(const ScanResult& got, const ScanResult& want) {
