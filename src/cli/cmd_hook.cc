@@ -221,10 +221,10 @@ hooks::Reply Answer(const HookArgs& args) {
         WritableRoots(workspace, settings, home), home, &approvals_error);
     if (r) approval_id = r->id;
   }
-  hooks::Decision decision = v.decision == policy::Decision::kAllow  ? hooks::Decision::kAllow
-                             : v.decision == policy::Decision::kDeny ? hooks::Decision::kDeny
-                             : approval_id.empty()                   ? hooks::Decision::kAsk
-                                                                     : hooks::Decision::kAllow;
+  // A remembered "always" answers the ask.
+  hooks::Decision decision = v.decision == policy::Decision::kAsk && !approval_id.empty()
+                                 ? policy::Decision::kAllow
+                                 : v.decision;
 
   // Secrets of this environment are masked in what is recorded and in the reason.
   exec::EnvRules scrub;

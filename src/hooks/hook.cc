@@ -17,18 +17,6 @@ const char* ShellTool(Agent agent) {
   return agent == Agent::kGemini ? "run_shell_command" : "Bash";
 }
 
-const char* DecisionName(Decision d) {
-  switch (d) {
-    case Decision::kAllow:
-      return "allow";
-    case Decision::kAsk:
-      return "ask";
-    case Decision::kDeny:
-      return "deny";
-  }
-  return "deny";
-}
-
 // Claude Code's shape, also Codex's for a deny.
 std::string HookSpecificOutput(const char* decision, const std::string& reason,
                                const std::string& updated_input) {
@@ -162,7 +150,7 @@ Reply Answer(Agent agent, Decision decision, const std::string& reason,
   Reply r;
   r.exit_code = 0;
   if (agent == Agent::kClaude) {
-    r.out = HookSpecificOutput(DecisionName(decision), reason, updated_input);
+    r.out = HookSpecificOutput(policy::DecisionName(decision), reason, updated_input);
     return r;
   }
   // Codex and Gemini CLI: no ask. A deny is the documented JSON answer with exit 0, so that a

@@ -24,6 +24,8 @@
 #include <string>
 #include <string_view>
 
+#include "policy/verdict.h"
+
 namespace safesh::hooks {
 
 enum class Agent { kClaude, kCodex, kGemini };
@@ -54,7 +56,8 @@ struct ToolCall {
 // `cwd` is checked by the caller (it may come from --workspace instead).
 bool ParseToolCall(Agent agent, std::string_view payload, ToolCall* call, std::string* error);
 
-enum class Decision { kAllow, kAsk, kDeny };
+// The policy's decision, as the hook tells it to the agent.
+using Decision = policy::Decision;
 
 // What the hook prints and how it exits.
 struct Reply {
