@@ -176,7 +176,7 @@ TEST_F(BlockedNamesEscape, TheEntryLimitIsNotSilent) {
 class ScanStops : public BlockedNamesEscape {
  protected:
   pipeline::RunResult Run(const std::string& command, double timeout,
-                          const exec::CancelToken* cancel) {
+                          const exec::CancelToken* cancel, bool long_lived = false) {
     pipeline::RunContext c;
     c.workspace = ws_;
     c.home = home_;
@@ -186,6 +186,7 @@ class ScanStops : public BlockedNamesEscape {
     c.launcher = "bwrap";
     c.settings.sandbox.shell = "required";
     c.cancel = cancel;
+    c.long_lived = long_lived;
     pipeline::RunRequest r;
     r.command = command;
     r.timeout_seconds = timeout;
@@ -197,18 +198,7 @@ class ScanStops : public BlockedNamesEscape {
 // a command makes is hidden from the next, and so is one made or moved between commands.
 TEST_F(ScanStops, ALongLivedProcessHidesTheKeysItsCommandsMake) {
   auto run = [&](const std::string& command) {
-    pipeline::RunContext c;
-    c.workspace = ws_;
-    c.home = home_;
-    c.spool_base = dir_ + "/state/safesh/spool";
-    c.environment = exec::CurrentEnvironment();
-    c.prompter = [](const approval::ApprovalRequest&) { return approval::Answer::kApprove; };
-    c.launcher = "bwrap";
-    c.settings.sandbox.shell = "required";
-    c.long_lived = true;
-    pipeline::RunRequest r;
-    r.command = command;
-    pipeline::RunResult result = pipeline::RunShellCommand(r, c);
+    pipeline::RunResult result = Run(command, 120, nullptr, /*long_lived=*/true);
     EXPECT_EQ(result.exit_code, 0) << command << ": " << result.error;
     return result.output;
   };
