@@ -410,9 +410,13 @@ bool CreateCommandCgroup(const CgroupParent& parent, uint64_t max_processes, uin
         return fail(why);
       }
     }
-    util::UniqueFd procs(open((dir + "/cgroup.procs").c_str(), O_WRONLY | O_CLOEXEC));
-    if (!procs.valid())
-      return fail("cannot open " + dir + "/cgroup.procs: " + std::string(strerror(errno)));
+    // The command joins by writing "0" (itself) before it runs anything, while it is one
+    // thread. v1's `tasks` moves just that thread, which the kernel does without taking its
+    // global threadgroup lock for writing; `cgroup.procs` takes it, and that waits for an RCU
+    // grace period: 1 to 15 ms on every command. v2 moves whole processes only.
+    std::string join = dir + (parent.version == 2 ? "/cgroup.procs" : "/tasks");
+    util::UniqueFd procs(open(join.c_str(), O_WRONLY | O_CLOEXEC));
+    if (!procs.valid()) return fail("cannot open " + join + ": " + std::string(strerror(errno)));
     cg.procs.push_back(std::move(procs));
   }
   *out = std::move(cg);

@@ -55,12 +55,12 @@ struct CgroupParent {
 // processes of its own allows.
 CgroupParent FindCgroupParent(bool need_pids, bool need_memory);
 
-// One command's cgroup: a directory per hierarchy, each with its cgroup.procs open for the
-// command to join. Removed (its processes killed first) when it goes out of scope.
+// One command's cgroup: a directory per hierarchy, each with the file the command joins by
+// (v2: cgroup.procs; v1: tasks, see CreateCommandCgroup) open for writing. Removed (its processes killed first) when it goes out of scope.
 struct CommandCgroup {
   int version = 0;
   std::vector<CgroupParentDir> dirs;  // the command's directories, with their controllers
-  std::vector<util::UniqueFd> procs;  // their cgroup.procs, open for writing
+  std::vector<util::UniqueFd> procs;  // their join files, open for writing
 
   CommandCgroup() = default;
   CommandCgroup(CommandCgroup&& other) noexcept;

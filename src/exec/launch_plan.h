@@ -30,7 +30,7 @@ struct LaunchPlan {
   // finishes reaping after.
   bool pid_namespace = false;
   // Resource limits (exec/limits.h decides them). Before it executes anything, the command's own
-  // process joins these cgroups by writing "0" to each descriptor (an open cgroup.procs file),
+  // process joins these cgroups by writing "0" to each descriptor (cgroup.procs, or v1 tasks),
   // so that everything it becomes and starts is counted from its first instruction; then it
   // sets these rlimits, soft and hard (only CAP_SYS_RESOURCE, which the sandbox drops, raises a
   // hard limit again).
