@@ -66,6 +66,68 @@ std::string MaskAssignments(std::string_view text, const std::vector<std::string
   return out;
 }
 
+// A credential shape: its pattern, its rewrite, and literals of which any match holds at least
+// one (lower case; the text is compared without regard to case). Compiling the patterns costs
+// about a millisecond, paid by every `safesh run` for its first record; most texts (`npm test`,
+// a verdict's reason) hold none of the literals, so the patterns are compiled only for a text
+// that does. A literal missing here would let a credential through: each one follows from its
+// pattern's fixed text, and the tests try every shape in upper and lower case.
+struct ShapeSpec {
+  std::string pattern;
+  const char* rewrite;
+  std::vector<std::string_view> literals;
+};
+
+const std::vector<ShapeSpec>& ShapeSpecs() {
+  // The name of a key that holds a secret, then `=` or `:`.
+  static const char kKey[] =
+      R"((?i)([a-z0-9_.-]*(?:token|password|passwd|passphrase|secret|api[_-]?key|apikey|)"
+      R"(access[_-]?key|private[_-]?key|client[_-]?secret)["']?\s*[:=]\s*)";
+  // What every kKey match holds: passphrase has no "passw", and every *key name ends in "key".
+  static const std::vector<std::string_view> kKeyLiterals = {"token", "passw", "passphrase",
+                                                             "secret", "key"};
+  static const std::vector<ShapeSpec> specs = {
+      {R"((-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----)(?s:.*?)(-----END [A-Z0-9 ]*PRIVATE KEY-----|$))",
+       R"(\1[redacted]\2)",
+       {"-----begin "}},
+      {R"(\b(gh[pousr]_)[A-Za-z0-9]{16,})",
+       R"(\1[redacted])",
+       {"ghp_", "gho_", "ghu_", "ghs_", "ghr_"}},
+      {R"(\b(github_pat_)[A-Za-z0-9_]{16,})", R"(\1[redacted])", {"github_pat_"}},
+      {R"(\b(sk-)[A-Za-z0-9_-]{16,})", R"(\1[redacted])", {"sk-"}},
+      {R"(\b(AKIA|ASIA)[A-Z0-9]{16}\b)", R"(\1[redacted])", {"akia", "asia"}},
+      {R"(\b(xox[abposr]-)[A-Za-z0-9-]{8,})", R"(\1[redacted])", {"xox"}},
+      {R"(\b(glpat-)[A-Za-z0-9_-]{16,})", R"(\1[redacted])", {"glpat-"}},
+      {R"(\bAIza[0-9A-Za-z_-]{30,})", "[redacted]", {"aiza"}},
+      {R"(\beyJ[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]+)", "[redacted]", {"eyj"}},
+      {R"((?i)(\b[a-z][a-z0-9+.-]*://[^\s:/@'"]+:)[^\s@/'"]+@)", R"(\1[redacted]@)", {"://"}},
+      {R"((?i)(authorization["']?\s*[:=]\s*["']?(?:(?:bearer|basic|token|digest|bot)\s+)?))"
+       R"([^\s"'\[][^\s"']*)",
+       R"(\1[redacted])",
+       {"authorization"}},
+      {R"((?i)(\bbearer\s+)[A-Za-z0-9._~+/=-]{8,})", R"(\1[redacted])", {"bearer"}},
+      {R"((?i)(--[a-z0-9-]*(?:token|password|passwd|secret|api-?key)\s+)[^\s"'\[<>|&;-][^\s"']*)",
+       R"(\1[redacted])",
+       {"token", "passw", "secret", "key"}},
+      {std::string(kKey) + R"(")[^"]+("))", R"(\1[redacted]\2)", kKeyLiterals},
+      {std::string(kKey) + R"(')[^']+('))", R"(\1[redacted]\2)", kKeyLiterals},
+      {std::string(kKey) + R"()[^\s"'\[&;|,)}<>][^\s"'&;|,)}<>]*)", R"(\1[redacted])",
+       kKeyLiterals},
+  };
+  return specs;
+}
+
+// Whether `text` holds any shape's literal, in any case.
+bool MayHoldCredential(std::string_view text) {
+  std::string lower(text);
+  for (char& c : lower)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  for (const ShapeSpec& spec : ShapeSpecs())
+    for (std::string_view literal : spec.literals)
+      if (lower.find(literal) != std::string::npos) return true;
+  return false;
+}
+
 struct Shape {
   std::unique_ptr<RE2> re;
   const char* rewrite;
@@ -73,42 +135,13 @@ struct Shape {
 
 struct Shapes {
   std::vector<Shape> each;
-  // All the patterns at once: one pass over a text says which of them occur in it, and most
-  // texts (an `ls`, a verdict's reason) hold none.
+  // All the patterns at once: one pass over a text says which of them occur in it.
   std::unique_ptr<RE2::Set> any;
   bool ok = true;  // every pattern compiled
 };
 
+// Compiled on first use (thread-safe: a function-local static).
 const Shapes& CredentialShapes() {
-  // The name of a key that holds a secret, then `=` or `:`.
-  static const char kKey[] =
-      R"((?i)([a-z0-9_.-]*(?:token|password|passwd|passphrase|secret|api[_-]?key|apikey|)"
-      R"(access[_-]?key|private[_-]?key|client[_-]?secret)["']?\s*[:=]\s*)";
-  static const struct {
-    std::string pattern;
-    const char* rewrite;
-  } kShapes[] = {
-      {R"((-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----)(?s:.*?)(-----END [A-Z0-9 ]*PRIVATE KEY-----|$))",
-       R"(\1[redacted]\2)"},
-      {R"(\b(gh[pousr]_)[A-Za-z0-9]{16,})", R"(\1[redacted])"},
-      {R"(\b(github_pat_)[A-Za-z0-9_]{16,})", R"(\1[redacted])"},
-      {R"(\b(sk-)[A-Za-z0-9_-]{16,})", R"(\1[redacted])"},
-      {R"(\b(AKIA|ASIA)[A-Z0-9]{16}\b)", R"(\1[redacted])"},
-      {R"(\b(xox[abposr]-)[A-Za-z0-9-]{8,})", R"(\1[redacted])"},
-      {R"(\b(glpat-)[A-Za-z0-9_-]{16,})", R"(\1[redacted])"},
-      {R"(\bAIza[0-9A-Za-z_-]{30,})", "[redacted]"},
-      {R"(\beyJ[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]+)", "[redacted]"},
-      {R"((?i)(\b[a-z][a-z0-9+.-]*://[^\s:/@'"]+:)[^\s@/'"]+@)", R"(\1[redacted]@)"},
-      {R"((?i)(authorization["']?\s*[:=]\s*["']?(?:(?:bearer|basic|token|digest|bot)\s+)?))"
-       R"([^\s"'\[][^\s"']*)",
-       R"(\1[redacted])"},
-      {R"((?i)(\bbearer\s+)[A-Za-z0-9._~+/=-]{8,})", R"(\1[redacted])"},
-      {R"((?i)(--[a-z0-9-]*(?:token|password|passwd|secret|api-?key)\s+)[^\s"'\[<>|&;-][^\s"']*)",
-       R"(\1[redacted])"},
-      {std::string(kKey) + R"(")[^"]+("))", R"(\1[redacted]\2)"},
-      {std::string(kKey) + R"(')[^']+('))", R"(\1[redacted]\2)"},
-      {std::string(kKey) + R"()[^\s"'\[&;|,)}<>][^\s"'&;|,)}<>]*)", R"(\1[redacted])"},
-  };
   static const Shapes shapes = [] {
     Shapes v;
     RE2::Options options;
@@ -116,7 +149,7 @@ const Shapes& CredentialShapes() {
     options.set_encoding(RE2::Options::EncodingLatin1);
     options.set_log_errors(false);
     v.any = std::make_unique<RE2::Set>(options, RE2::UNANCHORED);
-    for (const auto& s : kShapes) {
+    for (const ShapeSpec& s : ShapeSpecs()) {
       v.each.push_back({std::make_unique<RE2>(s.pattern, options), s.rewrite});
       v.ok = v.ok && v.each.back().re->ok() && v.any->Add(s.pattern, nullptr) >= 0;
     }
@@ -134,6 +167,7 @@ Redaction::Redaction(const std::vector<exec::Secret>& values, std::vector<std::s
     : values_(values), key_globs_(std::move(key_globs)) {}
 
 std::string RedactCredentialShapes(std::string_view text) {
+  if (!MayHoldCredential(text)) return std::string(text);
   const Shapes& shapes = CredentialShapes();
   // A pattern that failed to compile would mask nothing: that is a bug the tests catch, so
   // here it fails closed instead, masking the whole text.

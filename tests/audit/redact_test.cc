@@ -67,6 +67,19 @@ TEST(Redact, CredentialShapes) {
        "KEY-----",
        "b3BlbnNzaC1rZXktdjEAAAA"},
       {"-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA7 cut here", "MIIEpAIBAAKCAQEA7"},
+      // The case-insensitive shapes in capitals and in mixed case: the patterns are compiled
+      // only for a text holding one of their literals, whatever its case.
+      {"CURL -H 'AUTHORIZATION: BEARER 4F9A8B7C6D5E4F3A2B1C' X", "4F9A8B7C6D5E4F3A2B1C"},
+      {"BEARER 0123456789ABCDEF0123", "0123456789ABCDEF0123"},
+      {"MYSQL --PASSWORD=CorrectHorse DB", "CorrectHorse"},
+      {"tool --Api-Key S3cr3tValue", "S3cr3tValue"},
+      {"PSQL POSTGRES://ADMIN:HUNTER2HUNTER2@DB/APP", "HUNTER2HUNTER2"},
+      {"GPG_PASSPHRASE=correct-horse-battery", "correct-horse-battery"},
+      {"Passphrase: 'open sesame'", "open sesame"},
+      {"PRIVATE_KEY=abcdef0123456789", "abcdef0123456789"},
+      {"AccessKey: AbCdEf012345", "AbCdEf012345"},
+      {"Client-Secret=zz9plural", "zz9plural"},
+      {"x_Token: Zm9vYmFyYmF6", "Zm9vYmFyYmF6"},
   };
   Redaction r;
   for (const Case& c : cases) {
