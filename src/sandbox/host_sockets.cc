@@ -19,106 +19,135 @@
 namespace safesh::sandbox {
 namespace {
 
-// A folder as the search saw it: what its one stat is compared on next time.
+// A folder's one stat, which a listing is reused on: a socket made, removed or renamed in the
+// folder changes its mtime and ctime; the folder replaced or mounted over changes its device
+// or inode.
 struct Stamp {
-  std::string path;
-  bool missing = false;  // a place that was not there (or not a folder)
   uint64_t dev = 0, ino = 0;
   int64_t mtime_ns = 0, ctime_ns = 0;
   bool operator==(const Stamp&) const = default;
 };
 
-Stamp StampOf(const std::string& path, const struct stat& st) {
-  Stamp s;
-  s.path = path;
-  s.dev = st.st_dev;
-  s.ino = st.st_ino;
-  s.mtime_ns = st.st_mtim.tv_sec * 1'000'000'000LL + st.st_mtim.tv_nsec;
-  s.ctime_ns = st.st_ctim.tv_sec * 1'000'000'000LL + st.st_ctim.tv_nsec;
-  return s;
+Stamp StampOf(const struct stat& st) {
+  return {static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino),
+          st.st_mtim.tv_sec * 1'000'000'000LL + st.st_mtim.tv_nsec,
+          st.st_ctim.tv_sec * 1'000'000'000LL + st.st_ctim.tv_nsec};
 }
 
-// What one search saw: every socket (before `allowed` is applied) and every folder it read.
-struct Seen {
-  std::vector<std::string> sockets;
-  bool truncated = false;
-  std::vector<Stamp> stamps;
-  bool racy = false;  // a folder changed within 2 s of being read: not to be reused
+// One folder as the search listed it.
+struct Dir {
+  std::string path;
+  int levels = 0;  // how deep it is read: 1, its entries only; 2, its subfolders' too; ...
+  Stamp stamp;     // from the open folder, before it was listed
+  // Changed within 2 s of being listed: file systems keep coarse times (a tick of the clock,
+  // or 2 s on FAT), so a later change could leave the same stamp. Listed again next time.
+  bool racy = false;
+  size_t entries = 0;                // counted against the entry limit
+  std::vector<std::string> sockets;  // full paths
+  std::vector<std::string> subdirs;  // full paths, each a Dir one level less deep
 };
 
-struct Walk {
-  size_t budget;
-  Seen* out;
-  int64_t now_ns;
+// What one search saw, keyed by path and levels (a folder can be reached from two places:
+// $TMPDIR inside /tmp).
+struct Seen {
+  std::map<std::pair<std::string, int>, Dir> dirs;
+  bool truncated = false;
 };
 
 constexpr int64_t kRacyNs = 2'000'000'000;
-
-void Note(Walk* w, const std::string& path, int fd) {
-  struct stat st;
-  if (fstat(fd, &st) != 0) {
-    w->out->racy = true;  // cannot be checked next time: search again
-    return;
-  }
-  Stamp s = StampOf(path, st);
-  if (w->now_ns - std::max(s.mtime_ns, s.ctime_ns) < kRacyNs) w->out->racy = true;
-  w->out->stamps.push_back(std::move(s));
-}
 
 struct DirCloser {
   void operator()(DIR* d) const { closedir(d); }
 };
 
-// Reads the directory open as `fd` (taken over) at `path`, `depth` levels below a place.
-void WalkDir(int fd, const std::string& path, int depth, int max_depth, Walk* w) {
-  Note(w, path, fd);
-  std::unique_ptr<DIR, DirCloser> dir(fdopendir(fd));
-  if (!dir) {
-    close(fd);
-    return;
+struct Search {
+  const Seen* before;  // the last search's folders, or null
+  size_t budget;
+  int64_t now_ns;
+  Seen out;
+  size_t listed = 0;  // folders read this time (the rest were reused)
+
+  // The folder at `path`, read `levels` deep. A place itself is opened through its real path;
+  // below it nothing is followed: a link to a folder is not a folder here.
+  void Visit(const std::string& path, int levels, bool place) {
+    if (out.truncated || levels <= 0) return;
+    std::pair<std::string, int> key{path, levels};
+    if (out.dirs.count(key) != 0) return;  // reached twice in this search
+    struct stat st;
+    if (lstat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return;
+    if (before != nullptr) {
+      auto it = before->dirs.find(key);
+      if (it != before->dirs.end() && !it->second.racy && it->second.stamp == StampOf(st)) {
+        if (it->second.entries > budget) {
+          out.truncated = true;
+          return;
+        }
+        budget -= it->second.entries;
+        const Dir& dir = out.dirs.emplace(key, it->second).first->second;
+        for (const std::string& sub : dir.subdirs)
+          Visit(sub, levels - 1, false);
+        return;
+      }
+    }
+    Dir& dir = out.dirs.emplace(key, Dir{}).first->second;
+    dir.path = path;
+    dir.levels = levels;
+    ++listed;
+    List(&dir, place);
+    // `dir` stays valid: std::map does not move its elements.
+    for (const std::string& sub : dir.subdirs)
+      Visit(sub, levels - 1, false);
   }
-  while (dirent* e = readdir(dir.get())) {
-    std::string_view name(e->d_name);
-    if (name == "." || name == "..") continue;
-    if (w->budget == 0) {
-      w->out->truncated = true;
+
+  void List(Dir* dir, bool place) {
+    int flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK | (place ? 0 : O_NOFOLLOW);
+    int fd = open(dir->path.c_str(), flags);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+      // Not readable by this user (or gone): what cannot be listed cannot be masked (a socket
+      // in a folder that others may enter but not list stays reachable to one who knows its
+      // name). Its stamp, from the path, says when to try again; no stamp, every time.
+      if (fd >= 0) close(fd);
+      if (lstat(dir->path.c_str(), &st) == 0) {
+        dir->stamp = StampOf(st);
+        dir->racy = now_ns - std::max(dir->stamp.mtime_ns, dir->stamp.ctime_ns) < kRacyNs;
+      } else {
+        dir->racy = true;
+      }
       return;
     }
-    --w->budget;
-    unsigned char type = e->d_type;
-    if (type == DT_UNKNOWN) {
-      // Some file systems do not fill d_type: ask, without following a link.
-      struct stat st;
-      if (fstatat(dirfd(dir.get()), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
-      type = S_ISSOCK(st.st_mode) ? DT_SOCK : S_ISDIR(st.st_mode) ? DT_DIR : DT_REG;
+    dir->stamp = StampOf(st);
+    dir->racy = now_ns - std::max(dir->stamp.mtime_ns, dir->stamp.ctime_ns) < kRacyNs;
+    std::unique_ptr<DIR, DirCloser> d(fdopendir(fd));
+    if (!d) {
+      close(fd);
+      dir->racy = true;
+      return;
     }
-    std::string child = path + (path == "/" ? "" : "/") + std::string(name);
-    if (type == DT_SOCK) {
-      w->out->sockets.push_back(child);
-    } else if (type == DT_DIR && depth + 1 < max_depth) {
-      int sub = openat(dirfd(dir.get()), e->d_name,
-                       O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-      if (sub >= 0) WalkDir(sub, child, depth + 1, max_depth, w);
-      if (w->out->truncated) return;
+    while (dirent* e = readdir(d.get())) {
+      std::string_view name(e->d_name);
+      if (name == "." || name == "..") continue;
+      if (budget == 0) {
+        out.truncated = true;
+        return;
+      }
+      --budget;
+      ++dir->entries;
+      unsigned char type = e->d_type;
+      if (type == DT_UNKNOWN) {
+        // Some file systems do not fill d_type: ask, without following a link.
+        if (fstatat(dirfd(d.get()), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+        type = S_ISSOCK(st.st_mode) ? DT_SOCK : S_ISDIR(st.st_mode) ? DT_DIR : DT_REG;
+      }
+      std::string child = dir->path + (dir->path == "/" ? "" : "/") + std::string(name);
+      if (type == DT_SOCK) {
+        dir->sockets.push_back(std::move(child));
+      } else if (type == DT_DIR && dir->levels > 1) {
+        dir->subdirs.push_back(std::move(child));
+      }
     }
   }
-}
-
-}  // namespace
-
-std::vector<SocketPlace> HostSocketPlaces(const std::string& home) {
-  std::vector<SocketPlace> places = {{"/run", 64}, {"/tmp", 2}, {"/var/tmp", 2}, {"/dev/shm", 2}};
-  if (const char* t = std::getenv("TMPDIR"); t != nullptr && t[0] == '/') places.push_back({t, 2});
-  if (!home.empty()) {
-    for (const char* rel : {".docker", ".colima", ".lima", ".orbstack", ".rd", ".1password",
-                            ".local/share/containers"}) {
-      places.push_back({home + "/" + rel, 4});
-    }
-  }
-  return places;
-}
-
-namespace {
+};
 
 int64_t NowNs() {
   timespec t;
@@ -126,91 +155,70 @@ int64_t NowNs() {
   return t.tv_sec * 1'000'000'000LL + t.tv_nsec;
 }
 
-Seen Search(const std::vector<SocketPlace>& places, size_t max_entries) {
-  Seen seen;
-  Walk w{max_entries, &seen, NowNs()};
+// Searches `places`, listing again only the folders that changed since `before` (null: all).
+Search Run(const std::vector<SocketPlace>& places, size_t max_entries, const Seen* before) {
+  Search search{before, max_entries, NowNs(), {}};
   std::vector<std::string> walked;
   for (const SocketPlace& place : places) {
-    // A place is walked once, by its real path (TMPDIR is often /tmp; /var/run is /run).
+    // A place is walked once, by its real path (TMPDIR is often /tmp; /var/run is /run). One
+    // that is missing is looked for again next time.
     std::string real = util::RealPath(place.path);
-    if (real.empty()) {
-      // Not there: if it appears, the answer changes.
-      Stamp missing;
-      missing.path = place.path;
-      missing.missing = true;
-      seen.stamps.push_back(missing);
-      continue;
-    }
-    if (std::find(walked.begin(), walked.end(), real) != walked.end()) continue;
+    if (real.empty() || std::find(walked.begin(), walked.end(), real) != walked.end()) continue;
     walked.push_back(real);
-    // Missing, or not readable by this user: what cannot be listed cannot be masked (a socket
-    // in a folder that others may enter but not list stays reachable to one who knows its name).
-    int fd = open(real.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0) {
-      struct stat st;
-      if (lstat(real.c_str(), &st) == 0) {
-        seen.stamps.push_back(StampOf(real, st));
-      } else {
-        seen.racy = true;
-      }
-      continue;
-    }
-    WalkDir(fd, real, 0, place.max_depth, &w);
-    if (seen.truncated) break;
+    search.Visit(real, place.max_depth, true);
+    if (search.out.truncated) break;
   }
-  std::sort(seen.sockets.begin(), seen.sockets.end());
-  seen.sockets.erase(std::unique(seen.sockets.begin(), seen.sockets.end()), seen.sockets.end());
-  return seen;
+  return search;
 }
 
-SocketScan Apply(const Seen& seen, const std::vector<std::string>& allowed) {
+SocketScan Apply(const Seen& seen, const std::vector<std::string>& allowed, size_t listed) {
   std::vector<std::string> real_allowed;
   for (const std::string& a : allowed) {
     std::string r = util::RealPath(a);
     if (!r.empty()) real_allowed.push_back(r);
   }
+  std::vector<std::string> sockets;
+  for (const auto& [key, dir] : seen.dirs)
+    sockets.insert(sockets.end(), dir.sockets.begin(), dir.sockets.end());
+  std::sort(sockets.begin(), sockets.end());
+  sockets.erase(std::unique(sockets.begin(), sockets.end()), sockets.end());
   SocketScan scan;
   scan.truncated = seen.truncated;
-  for (const std::string& s : seen.sockets) {
+  scan.folders_listed = listed;
+  for (std::string& s : sockets) {
     bool ok = std::any_of(real_allowed.begin(), real_allowed.end(),
                           [&](const std::string& a) { return util::IsPathInside(s, a); });
-    if (!ok) scan.sockets.push_back(s);
+    if (!ok) scan.sockets.push_back(std::move(s));
   }
   return scan;
 }
 
-// Whether every folder the last search saw is as it was.
-bool Unchanged(const Seen& seen) {
-  if (seen.racy || seen.truncated) return false;
-  for (const Stamp& s : seen.stamps) {
-    struct stat st;
-    bool there = lstat(s.path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-    if (s.missing ? there : !there || !(StampOf(s.path, st) == s)) return false;
-  }
-  return true;
-}
-
 std::string KeyOf(const std::vector<SocketPlace>& places, size_t max_entries) {
-  std::string key = "safesh-sockets 1 " + std::to_string(max_entries);
+  std::string key = "safesh-sockets 2 " + std::to_string(max_entries);
   for (const SocketPlace& p : places)
     key += " " + std::to_string(p.max_depth) + ":" + p.path;
   return key;
 }
 
-// The file: the key line, then one line per stamp ("D dev ino mtime ctime path", "M path")
-// and per socket ("S path"). Paths with a newline are not saved (the search runs again).
+// The file: the key line; per folder "D dev ino mtime ctime levels racy entries path", then
+// its sockets ("S path") and subfolders ("C path"); "end". Paths with a newline are not saved
+// (the next run lists everything again).
 bool Save(const std::string& file, const std::string& key, const Seen& seen) {
   std::string text = key + "\n";
-  for (const Stamp& s : seen.stamps) {
-    if (s.path.find('\n') != std::string::npos) return false;
-    text += s.missing ? "M " + s.path + "\n"
-                      : "D " + std::to_string(s.dev) + " " + std::to_string(s.ino) + " " +
-                            std::to_string(s.mtime_ns) + " " + std::to_string(s.ctime_ns) + " " +
-                            s.path + "\n";
-  }
-  for (const std::string& p : seen.sockets) {
-    if (p.find('\n') != std::string::npos) return false;
-    text += "S " + p + "\n";
+  for (const auto& [k, dir] : seen.dirs) {
+    if (dir.path.find('\n') != std::string::npos) return false;
+    text += "D " + std::to_string(dir.stamp.dev) + " " + std::to_string(dir.stamp.ino) + " " +
+            std::to_string(dir.stamp.mtime_ns) + " " + std::to_string(dir.stamp.ctime_ns) + " " +
+            std::to_string(dir.levels) + " " + (dir.racy ? "1" : "0") + " " +
+            std::to_string(dir.entries) + " " + dir.path + "\n";
+    for (const std::string& p : dir.sockets) {
+      if (p.find('\n') != std::string::npos) return false;
+      text += "S " + p + "\n";
+    }
+    for (const std::string& p : dir.subdirs) {
+      if (p.find('\n') != std::string::npos) return false;
+      text += "C " + p + "\n";
+    }
   }
   text += "end\n";
   std::string tmp = file + ".tmp" + std::to_string(getpid());
@@ -237,34 +245,36 @@ bool Load(const std::string& file, const std::string& key, Seen* seen) {
   if (!util::ReadToEnd(fd.get(), file, &text, &ignored)) return false;
   if (!text.starts_with(key + "\n") || !text.ends_with("\nend\n")) return false;
   Seen out;
+  Dir* dir = nullptr;
   size_t pos = key.size() + 1;
   while (pos < text.size()) {
     size_t end = text.find('\n', pos);
     std::string line = text.substr(pos, end - pos);
     pos = end + 1;
     if (line == "end") break;
-    if (line.starts_with("S /")) {
-      out.sockets.push_back(line.substr(2));
-    } else if (line.starts_with("M ")) {
-      Stamp s;
-      s.missing = true;
-      s.path = line.substr(2);
-      out.stamps.push_back(s);
-    } else if (line.starts_with("D ")) {
-      Stamp s;
-      unsigned long long dev, ino;
+    if (line.starts_with("D ")) {
+      unsigned long long dev, ino, entries;
       long long mt, ct;
-      int used = 0;
-      if (sscanf(line.c_str() + 2, "%llu %llu %lld %lld %n", &dev, &ino, &mt, &ct, &used) != 4 ||
-          used <= 0 || line.size() <= static_cast<size_t>(2 + used) || line[2 + used] != '/') {
+      int levels, racy, used = 0;
+      if (sscanf(line.c_str() + 2, "%llu %llu %lld %lld %d %d %llu %n", &dev, &ino, &mt, &ct,
+                 &levels, &racy, &entries, &used) != 7 ||
+          used <= 0 || line.size() <= static_cast<size_t>(2 + used) || line[2 + used] != '/' ||
+          levels <= 0 || (racy != 0 && racy != 1)) {
         return false;
       }
-      s.dev = dev;
-      s.ino = ino;
-      s.mtime_ns = mt;
-      s.ctime_ns = ct;
-      s.path = line.substr(2 + static_cast<size_t>(used));
-      out.stamps.push_back(s);
+      Dir d;
+      d.path = line.substr(2 + static_cast<size_t>(used));
+      d.levels = levels;
+      d.stamp = {dev, ino, mt, ct};
+      d.racy = racy == 1;
+      d.entries = entries;
+      auto [it, added] = out.dirs.emplace(std::make_pair(d.path, levels), std::move(d));
+      if (!added) return false;
+      dir = &it->second;
+    } else if (dir != nullptr && line.starts_with("S /")) {
+      dir->sockets.push_back(line.substr(2));
+    } else if (dir != nullptr && line.starts_with("C /")) {
+      dir->subdirs.push_back(line.substr(2));
     } else {
       return false;
     }
@@ -275,9 +285,22 @@ bool Load(const std::string& file, const std::string& key, Seen* seen) {
 
 }  // namespace
 
+std::vector<SocketPlace> HostSocketPlaces(const std::string& home) {
+  std::vector<SocketPlace> places = {{"/run", 64}, {"/tmp", 2}, {"/var/tmp", 2}, {"/dev/shm", 2}};
+  if (const char* t = std::getenv("TMPDIR"); t != nullptr && t[0] == '/') places.push_back({t, 2});
+  if (!home.empty()) {
+    for (const char* rel : {".docker", ".colima", ".lima", ".orbstack", ".rd", ".1password",
+                            ".local/share/containers"}) {
+      places.push_back({home + "/" + rel, 4});
+    }
+  }
+  return places;
+}
+
 SocketScan FindHostSockets(const std::vector<SocketPlace>& places,
                            const std::vector<std::string>& allowed, size_t max_entries) {
-  return Apply(Search(places, max_entries), allowed);
+  Search search = Run(places, max_entries, nullptr);
+  return Apply(search.out, allowed, search.listed);
 }
 
 namespace {
@@ -294,17 +317,23 @@ SocketScan FindHostSocketsCached(const std::vector<SocketPlace>& places,
                                  const std::vector<std::string>& allowed,
                                  const std::string& cache_file, size_t max_entries) {
   std::lock_guard<std::mutex> lock(g_memory_mu);
-  std::map<std::string, Seen>& memory = g_memory;
   std::string key = KeyOf(places, max_entries);
-  if (memory.size() >= 8 && memory.find(key) == memory.end()) memory.clear();
-  auto [it, added] = memory.try_emplace(key);
+  if (g_memory.size() >= 8 && g_memory.find(key) == g_memory.end()) g_memory.clear();
+  auto [it, added] = g_memory.try_emplace(key);
   Seen& seen = it->second;
   bool have = !added || (!cache_file.empty() && Load(cache_file, key, &seen));
-  if (have && Unchanged(seen)) return Apply(seen, allowed);
-  seen = Search(places, max_entries);
-  // Not saving is not an error: the next run searches again.
-  if (!cache_file.empty() && !seen.racy && !seen.truncated) Save(cache_file, key, seen);
-  return Apply(seen, allowed);
+  Search search = Run(places, max_entries, have ? &seen : nullptr);
+  // The file is written when a folder was listed or one went away. Not saving is not an
+  // error: the next run lists those folders again. A search that stopped at its limit is
+  // never reused.
+  bool changed = search.listed > 0 || search.out.dirs.size() != seen.dirs.size();
+  if (search.out.truncated) {
+    g_memory.erase(it);
+    return Apply(search.out, allowed, search.listed);
+  }
+  if (changed && !cache_file.empty()) Save(cache_file, key, search.out);
+  seen = std::move(search.out);
+  return Apply(seen, allowed, search.listed);
 }
 
 }  // namespace safesh::sandbox

@@ -16,9 +16,10 @@
 namespace safesh::sandbox {
 
 struct SocketScan {
-  std::vector<std::string> sockets;  // absolute paths, in walk order
+  std::vector<std::string> sockets;  // absolute paths, sorted
   // The walk stopped at its entry limit: sockets deeper or later were not found.
   bool truncated = false;
+  size_t folders_listed = 0;  // folders read this time; the others' last listing was reused
 };
 
 // Where host sockets are looked for: /run (every depth, as /var/run is usually a link to it),
@@ -38,14 +39,16 @@ std::vector<SocketPlace> HostSocketPlaces(const std::string& home);
 SocketScan FindHostSockets(const std::vector<SocketPlace>& places,
                            const std::vector<std::string>& allowed, size_t max_entries = 20000);
 
-// FindHostSockets with a cache: the folders the last search read, each with its one stat
-// (device, inode, mtime and ctime to the nanosecond; a socket made, removed or renamed changes
-// its folder's), and the places that were missing. When no folder changed and none had changed
-// within 2 s of being read (file systems keep coarse times), the last answer stands and nothing
-// is read: a few dozen stats instead of reading every folder. Kept in memory for the life of
-// the process and in `cache_file` (safesh's private state folder; empty: memory only) between
-// runs of the CLI; a file that is not this user's private regular file, or is damaged, or was
-// made for other places, is ignored. A search that stopped at its limit is never reused.
+// FindHostSockets with a cache, folder by folder: each folder's listing (its sockets and
+// subfolders) with its one stat (device, inode, mtime and ctime to the nanosecond; a socket
+// made, removed or renamed changes its folder's). A folder whose stat is unchanged is not read
+// again, only its subfolders are looked at; one that changed is listed again, and so is one
+// that had changed within 2 s of being listed (file systems keep coarse times). So a busy /tmp
+// costs one listing of /tmp and a stat per subfolder, not a walk of everything. Kept in memory
+// for the life of the process and in `cache_file` (safesh's private state folder; empty:
+// memory only) between runs of the CLI; a file that is not this user's private regular file,
+// or is damaged, or was made for other places, is ignored. A search that stopped at its limit
+// is never reused.
 SocketScan FindHostSocketsCached(const std::vector<SocketPlace>& places,
                                  const std::vector<std::string>& allowed,
                                  const std::string& cache_file, size_t max_entries = 20000);
