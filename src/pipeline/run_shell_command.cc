@@ -408,8 +408,11 @@ bool PrepareSteps(const RunContext& c, PreparedRun* run) {
   sandbox::SandboxSpec& spec = run->spec;
   if (!bwrap_path.empty() || landlock) {
     std::string state = StateDir(c);
+    // A long-lived host keeps the host-socket listings in memory only: writing the file
+    // after every change to /tmp would cost each of its commands a write and a rename, to
+    // spare the next `safesh run` one full search (which then saves its own).
     spec = sandbox::BuildSpec(c.settings.sandbox, roots, c.home,
-                              state.empty() ? "" : state + "/host-sockets");
+                              state.empty() || c.long_lived ? "" : state + "/host-sockets");
     // A launcher that commands could replace is not one to rely on (a workspace that holds
     // safesh's own build): the layer is dropped, and the reason says so.
     if (!confine.empty() && sandbox::InsideAny(confine, spec.writable)) {
