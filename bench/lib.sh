@@ -39,6 +39,22 @@ bench_runs() {
   if [[ "${BENCH_QUICK:-}" == 1 ]]; then echo "$2"; else echo "$1"; fi
 }
 
+# bare_bwrap PLAN: from the command line `safesh run --dry-run` prints (PLAN), a bare bwrap with
+# the same flags, without the seccomp descriptor (which a bare bwrap has no way to be given), and
+# without safesh-confine and bash: two lines, the first running /bin/true, the second
+# `/bin/bash -c true`.
+bare_bwrap() {
+  python3 - "$1" <<'PY'
+import shlex, sys
+a = shlex.split(sys.argv[1])
+i = a.index("--seccomp")
+del a[i:i + 2]
+a = a[:a.index("--") + 1]
+print(" ".join(shlex.quote(x) for x in a + ["/bin/true"]))
+print(" ".join(shlex.quote(x) for x in a + ["/bin/bash", "-c", "true"]))
+PY
+}
+
 # --- srt, Anthropic's sandbox runtime (@anthropic-ai/sandbox-runtime): the peer of the sandbox.
 
 # srt_install BUILD_DIR: installs srt as pinned by bench/node/package-lock.json into

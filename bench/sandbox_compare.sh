@@ -45,16 +45,7 @@ case "$plan" in
   *) echo "sandbox_compare: safesh does not use bubblewrap here: $plan" >&2; exit 1 ;;
 esac
 # The same flags; `true` instead of safesh-confine and bash.
-bare=$(python3 - "$plan" <<'PY'
-import shlex, sys
-a = shlex.split(sys.argv[1])
-i = a.index("--seccomp")
-del a[i:i + 2]
-a = a[:a.index("--") + 1]
-print(" ".join(shlex.quote(x) for x in a + ["/bin/true"]))
-print(" ".join(shlex.quote(x) for x in a + ["/bin/bash", "-c", "true"]))
-PY
-)
+bare=$(bare_bwrap "$plan")
 bare_bash=$(sed -n 2p <<<"$bare")
 bare=$(sed -n 1p <<<"$bare")
 echo "bare: $bare"

@@ -7,7 +7,9 @@
 # difference is what the workspace costs, which is the scan:
 #   1. `safesh run -- true` through bubblewrap: the one-shot CLI loads its cache of the last scan
 #      and checks each folder (one lstat each); the names it finds are hidden (the built-in list:
-#      .env, *.pem, id_rsa, ...; up to 12 levels deep, not in .git, node_modules, ...);
+#      .env, *.pem, id_rsa, ...; up to 12 levels deep, not in .git, node_modules, ...), a mount
+#      each; and for scale, a bare bwrap with safesh's flags for each workspace (from `safesh run
+#      --dry-run`: the same masks) running /bin/true, which is what the masks alone cost;
 #   2. srt with its default settings (the workspace writable, no network): its built-in
 #      "mandatory deny" search, one ripgrep run over the working directory, 4 levels deep, for
 #      files to make read-only (.bashrc, .gitconfig, .git/hooks, .vscode, ...): another
@@ -50,9 +52,17 @@ if "${clean[@]}" "${run[@]}" --workspace "$work/big" -- "cat $secret_file" 2>/de
   echo "scan_compare: safesh did not hide $secret_file" >&2
   exit 1
 fi
+bare_empty=$(bare_bwrap "$("${clean[@]}" "${run[@]}" --workspace "$work/empty" --dry-run -- true \
+  2>/dev/null)" | head -n 1)
+bare_big=$(bare_bwrap "$("${clean[@]}" "${run[@]}" --workspace "$work/big" --dry-run -- true \
+  2>/dev/null)" | head -n 1)
+echo "masks: $(grep -o -- '--ro-bind /dev/null' <<<"$bare_big" | wc -l) in the big workspace," \
+  "$(grep -o -- '--ro-bind /dev/null' <<<"$bare_empty" | wc -l) in the empty one"
 "${clean[@]}" hyperfine -N --warmup 3 --runs "$runs" --export-json "$work/scan-safesh.json" \
   "${run[*]} --workspace $work/empty -- true" \
-  "${run[*]} --workspace $work/big -- true"
+  "${run[*]} --workspace $work/big -- true" \
+  "$bare_empty" \
+  "$bare_big"
 bench_export scan-safesh.json "$work/scan-safesh.json"
 
 # srt: time_srt NAME RUNS [hide-names]: hyperfine of srt running `true` from the empty workspace,
@@ -110,8 +120,11 @@ for path, what in zip(sys.argv[1:], ["safesh run -- true", "srt true (its own sc
     if "error" in r:
         print(f"{what}: not measured: {r['error']}")
         continue
-    empty, big = (statistics.median(x["times"]) * 1000 for x in r["results"])
-    print(f"{what}: empty workspace {empty:.1f} ms, 50,000 entries {big:.1f} ms: "
-          f"the workspace costs {big - empty:.1f} ms (medians)")
+    m = [statistics.median(x["times"]) * 1000 for x in r["results"]]
+    print(f"{what}: empty workspace {m[0]:.1f} ms, 50,000 entries {m[1]:.1f} ms: "
+          f"the workspace costs {m[1] - m[0]:.1f} ms (medians)")
+    if len(m) == 4:
+        print(f"a bare bwrap with safesh's flags: {m[2]:.1f} ms and {m[3]:.1f} ms: the masks "
+              f"cost {m[3] - m[2]:.1f} ms (medians)")
 PY
 exit "$status"
