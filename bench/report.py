@@ -152,6 +152,13 @@ def rows(results):
         ]
         return r
 
+    def unsandboxed():
+        bash, ours = hyperfine(results, "run-startup.json")
+        return [(
+            "**spawn**, no sandbox (`[sandbox] shell = \"off\"`): `safesh run -- true`, whole "
+            "process (cgroups for the limits, an audit record)", t(ours), "`bash -c true`",
+            t(bash), x(ours / bash), "≤ 1.5×", verdict(ours / bash <= 1.5))]
+
     def in_process():
         g = gbench(results, "run-bench.json")
         ours, bare = g["BM_RunShellCommandSandboxedTrue"], g["BM_BareBwrapTrue"]
@@ -211,11 +218,12 @@ def rows(results):
         ]
 
     def scan_compare():
-        e, b = hyperfine(results, "scan-safesh.json")
+        e, b, bare_e, bare_b = hyperfine(results, "scan-safesh.json")
         ours = b - e
         r = [(
             "**scan**, per command end to end: `safesh run -- true` (bubblewrap) in the 50,000-"
-            "entry workspace minus in an empty one (incremental scan, 139 files hidden)",
+            "entry workspace minus in an empty one (the incremental scan, and 139 files hidden, "
+            "a mount each)",
             f"+{t(ours)} ({t(e)} → {t(b)})", "`srt` with safesh's names as `denyRead` globs, "
             "the same difference", None, None, "—", "")]
         try:
@@ -231,10 +239,14 @@ def rows(results):
                       f"({t(de)} → {t(db)})", "—", "—", ""))
         except Missing:
             pass
+        r.append(("", "", "a bare `bwrap` with safesh's flags for each workspace (the same "
+                  "masks, no scan), the same difference", f"+{t(bare_b - bare_e)} "
+                  f"({t(bare_e)} → {t(bare_b)})", x(ours / (bare_b - bare_e)), "—", ""))
         return r
 
     for title, fn in (("parse", parse), ("judge", judge), ("judge: check --jsonl", jsonl),
-                      ("spawn", spawn), ("spawn in process", in_process), ("MCP", mcp),
+                      ("spawn", spawn), ("spawn in process", in_process),
+                      ("spawn without a sandbox", unsandboxed), ("MCP", mcp),
                       ("output", output), ("scan", scan), ("scan end to end", scan_compare)):
         block(f"**{title}**", fn)
     return out
