@@ -18,11 +18,11 @@
 #                (bench/scan_compare.sh)
 #
 #   bench/suite.sh [--quick] [--no-doc]
-# --quick: fewer runs, about three minutes, to try it out (its table says so). --no-doc: print
+# --quick: fewer runs, about two minutes, to try it out (its table says so). --no-doc: print
 # the table, leave docs/performance.md alone. The raw results (JSON) and each part's output stay
 # in build/bench-results/. A part that fails is reported and the others still run; the table
 # says what was not measured and why, and the script exits 1. Needs a release build (make build)
-# and the test tools (scripts/bootstrap --test). The whole suite takes about ten minutes on two
+# and the test tools (scripts/bootstrap --test). The whole suite takes about five minutes on two
 # cores; it uses its own homes and state folders, never the user's.
 set -euo pipefail
 BENCH_NAME=suite
