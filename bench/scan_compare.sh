@@ -53,9 +53,9 @@ if "${clean[@]}" "${run[@]}" --workspace "$work/big" -- "cat $secret_file" 2>/de
   exit 1
 fi
 bare_empty=$(bare_bwrap "$("${clean[@]}" "${run[@]}" --workspace "$work/empty" --dry-run -- true \
-  2>/dev/null)" | head -n 1)
+  2>/dev/null)" | sed -n 1p)
 bare_big=$(bare_bwrap "$("${clean[@]}" "${run[@]}" --workspace "$work/big" --dry-run -- true \
-  2>/dev/null)" | head -n 1)
+  2>/dev/null)" | sed -n 1p)
 echo "masks: $(grep -o -- '--ro-bind /dev/null' <<<"$bare_big" | wc -l) in the big workspace," \
   "$(grep -o -- '--ro-bind /dev/null' <<<"$bare_empty" | wc -l) in the empty one"
 "${clean[@]}" hyperfine -N --warmup 3 --runs "$runs" --export-json "$work/scan-safesh.json" \
