@@ -36,7 +36,7 @@ work="$(bench_workdir)"
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/home" "$work/empty"
 "$build/bench/scan_bench" --make-workspace "$work/big"
-secret_file=$(find "$work/big" -name .env -not -path '*/node_modules/*' | head -n 1)
+secret_file=$(find "$work/big" -name .env -not -path '*/node_modules/*' -print -quit)
 echo "SAFESH-BENCH-SECRET" >"$secret_file"
 cat >"$work/rules.toml" <<'TOML'
 [commands]
