@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Helpers the bench/ scripts share; sourced, not run. Each script sets BENCH_NAME (for its
 # messages) before sourcing this file.
 #

@@ -50,8 +50,8 @@ mkdir -p "$spooldir"
 echo "== memory: peak RSS"
 head -c 1000000 "$work/data" >"$work/small"
 rss() {  # rss FILE: the largest of three peaks, in KiB
-  local max=0 kib i
-  for i in 1 2 3; do
+  local max=0 kib
+  for _ in 1 2 3; do
     kib=$("${clean[@]}" /usr/bin/time -f %M "$@" 2>&1 >/dev/null | tail -n 1)
     ((kib > max)) && max=$kib
     rm -rf "$spooldir"/safesh/spool/run-*
