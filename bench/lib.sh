@@ -110,6 +110,15 @@ json.dump({"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem":
 PY
 }
 
+# srt_environment HOME: sets srt_env, the clean environment srt runs in: PATH, HOME, and a TMPDIR
+# of its own inside HOME (made here), so that what srt leaves in its temporary folder (its proxy's
+# sockets, the mount points of its binds) goes with the bench's work folder, not into /tmp. srt
+# hands the command a TMPDIR of its own (/tmp/claude) whatever it is given.
+srt_environment() {
+  mkdir -p "$1/t"
+  srt_env=(env -i "PATH=/usr/bin:/bin" "HOME=$1" "TMPDIR=$1/t")
+}
+
 # srt_verify SRT SETTINGS WORKSPACE HOME: checks that srt really sandboxes before it is timed: it
 # runs `true`, a write in the workspace works, a write outside it (in HOME) fails, and a TCP
 # connection to a port listening on this machine's loopback, which works without srt, fails under
@@ -117,12 +126,12 @@ PY
 # stderr and returns 1.
 srt_verify() {
   local srt="$1" settings="$2" ws="$3" home="$4" out port listener status=0
-  local clean=(env -i "PATH=/usr/bin:/bin" "HOME=$home")
-  if ! out=$(cd "$ws" && "${clean[@]}" "$srt" --settings "$settings" true 2>&1); then
+  srt_environment "$home"
+  if ! out=$(cd "$ws" && "${srt_env[@]}" "$srt" --settings "$settings" true 2>&1); then
     echo "srt cannot run \`true' here: $out" >&2
     return 1
   fi
-  local srt_run=("${clean[@]}" "$srt" --settings "$settings")
+  local srt_run=("${srt_env[@]}" "$srt" --settings "$settings")
   rm -f "$ws/.srt-probe" "$home/.srt-probe"
   (cd "$ws" && "${srt_run[@]}" -c "touch $ws/.srt-probe" >/dev/null 2>&1) || true
   if [[ ! -e "$ws/.srt-probe" ]]; then

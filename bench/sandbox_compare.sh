@@ -67,7 +67,8 @@ if srt=$(srt_install "$(dirname "$safesh")" 2>"$work/srt.err") &&
    srt_settings "$work/srt.json" "$work/ws" 2>"$work/srt.err" &&
    srt_verify "$srt" "$work/srt.json" "$work/ws" "$work/home" 2>"$work/srt.err"; then
   echo "srt: $("$srt" --version) on node $(node --version), checked: it sandboxes"
-  (cd "$work/ws" && "${clean[@]}" hyperfine -N --warmup 3 --runs "$srt_runs" \
+  srt_environment "$work/home"
+  (cd "$work/ws" && "${srt_env[@]}" hyperfine -N --warmup 3 --runs "$srt_runs" \
      --export-json "$work/srt-run.json" \
      "$srt --settings $work/srt.json true")
 else

@@ -72,9 +72,9 @@ time_srt() {
   for ws in empty big; do
     srt_settings "$work/srt-$name-$ws.json" "$work/$ws" "$mode"
   done
-  (cd "$work/empty" && "${clean[@]}" hyperfine -N --warmup 1 --runs "$n" \
+  (cd "$work/empty" && "${srt_env[@]}" hyperfine -N --warmup 1 --runs "$n" \
      --export-json "$work/$name-empty.json" "$srt --settings $work/srt-$name-empty.json true")
-  (cd "$work/big" && "${clean[@]}" hyperfine -N --warmup 1 --runs "$n" \
+  (cd "$work/big" && "${srt_env[@]}" hyperfine -N --warmup 1 --runs "$n" \
      --export-json "$work/$name-big.json" "$srt --settings $work/srt-$name-big.json true")
   python3 - "$work/$name-empty.json" "$work/$name-big.json" "$work/scan-$name.json" <<'PY'
 import json, sys
@@ -90,7 +90,8 @@ if srt=$(srt_install "$build" 2>"$work/srt.err") &&
    srt_settings "$work/srt-check.json" "$work/empty" 2>"$work/srt.err" &&
    srt_verify "$srt" "$work/srt-check.json" "$work/empty" "$work/home" 2>"$work/srt.err" &&
    srt_settings "$work/srt-check.json" "$work/big" hide-names 2>"$work/srt.err"; then
-  if (cd "$work/big" && "${clean[@]}" "$srt" --settings "$work/srt-check.json" \
+  srt_environment "$work/home"
+  if (cd "$work/big" && "${srt_env[@]}" "$srt" --settings "$work/srt-check.json" \
         -c "cat $secret_file" 2>/dev/null) | grep -q SAFESH-BENCH-SECRET; then
     echo "srt DOES NOT HIDE $secret_file with safesh's names as denyRead globs" >"$work/srt.err"
     status=1
