@@ -35,13 +35,11 @@ fuzz-smoke: build-fuzz
 	fuzz/run build-fuzz 60 parse
 	fuzz/run build-fuzz 60 policy
 
+# The performance suite side by side with bash -n, shfmt, a bare bwrap, srt and cat; writes the
+# table of docs/performance.md (bench/suite.sh; BENCH_FLAGS=--quick for fewer runs).
 bench: build
-	build/bench/parse_bench --benchmark_min_time=0.5
-	build/bench/policy_bench --benchmark_min_time=0.5
-	bench/parse_compare.sh
-	bench/check_jsonl.sh
-	build/bench/run_bench --benchmark_min_time=2
-	bench/run_compare.sh
+	SAFESH_BENCH_COMMAND="make bench$(if $(BENCH_FLAGS), BENCH_FLAGS=$(BENCH_FLAGS))" \
+	  bench/suite.sh $(BENCH_FLAGS)
 
 demo: build
 	build/safesh demo

@@ -5,10 +5,12 @@
 # The input is the policy corpus's commands and a typical agent command, repeated to LINES
 # lines (default 200000), judged under the corpus's reference policy.
 set -euo pipefail
+BENCH_NAME=check_jsonl
 root="$(cd "$(dirname "$0")/.." && pwd)"
+source "$root/bench/lib.sh"
 safesh="$(realpath "${1:-$root/build/safesh}")"
 lines=${2:-200000}
-command -v hyperfine >/dev/null || { echo "check_jsonl: hyperfine is missing (scripts/bootstrap --test)" >&2; exit 1; }
+bench_need hyperfine taskset python3 "$safesh"
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
@@ -36,9 +38,16 @@ if [[ $out_lines -ne $lines ]]; then
   exit 1
 fi
 
-hyperfine --warmup 1 --min-runs 5 --export-json "$work/r.json" \
+hyperfine --warmup 1 --min-runs "$(bench_runs 5 3)" --export-json "$work/r.json" \
   "taskset -c 0 cat $input" \
   "taskset -c 0 $safesh check --jsonl --config $config <$input" >/dev/null
+python3 - "$work/r.json" "$lines" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+r["lines"] = int(sys.argv[2])
+json.dump(r, open(sys.argv[1], "w"))
+PY
+bench_export check-jsonl.json "$work/r.json"
 mean_cat=$(grep -o '"mean": *[0-9.e-]*' "$work/r.json" | head -1 | grep -o '[0-9.e-]*$')
 mean_check=$(grep -o '"mean": *[0-9.e-]*' "$work/r.json" | sed -n 2p | grep -o '[0-9.e-]*$')
 awk -v n="$lines" -v c="$mean_check" -v b="$mean_cat" 'BEGIN {

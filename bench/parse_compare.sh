@@ -6,17 +6,13 @@
 #   bench/parse_compare.sh [SAFESH_BINARY]      (default build/safesh)
 # Needs hyperfine and shfmt (scripts/bootstrap --test installs them). Prints two tables:
 #   1. syntax check only: bash -n, shfmt (parse and print back), safesh parse --check
-#   2. the whole tree as JSON: shfmt --to-json, safesh parse --json
+#   2. the whole tree as JSON: shfmt --to-json, safesh parse --json (not with BENCH_QUICK=1)
 set -euo pipefail
-
+BENCH_NAME=parse_compare
 root="$(cd "$(dirname "$0")/.." && pwd)"
+source "$root/bench/lib.sh"
 safesh="$(realpath "${1:-$root/build/safesh}")"
-for tool in hyperfine shfmt "$safesh"; do
-  if ! command -v "$tool" >/dev/null; then
-    echo "parse_compare: $tool is missing (run scripts/bootstrap --test, then make build)" >&2
-    exit 1
-  fi
-done
+bench_need hyperfine shfmt python3 "$safesh"
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
@@ -63,11 +59,20 @@ echo
 
 cd "$work"
 echo "## Syntax check"
-hyperfine -N --warmup 3 --min-runs 20 --export-markdown check.md \
+hyperfine -N --warmup 3 --min-runs "$(bench_runs 20 5)" --export-markdown check.md \
+  --export-json check.json \
   "bash -n $big" \
   "shfmt -ln bash $big" \
   "$safesh parse --check -f $big" >/dev/null
 sed "s|$big|FILE|g; s|$safesh|safesh|g" check.md
+python3 - check.json "$count" "$bytes" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+r["scripts"], r["bytes"] = int(sys.argv[2]), int(sys.argv[3])
+json.dump(r, open(sys.argv[1], "w"))
+PY
+bench_export parse.json check.json
+[[ "${BENCH_QUICK:-}" == 1 ]] && exit 0
 echo
 echo "## The whole tree as JSON (written to /dev/null)"
 hyperfine --warmup 1 --min-runs 5 --export-markdown json.md \

@@ -11,6 +11,8 @@
 // entries, plus node_modules and .git folders (8,000 entries) that the scan skips. It is left 2 s
 // to age before the incremental benchmarks, so that no folder is racy (read again because it just
 // changed).
+//
+// `scan_bench --make-workspace DIR` makes the same workspace in DIR, keeps it and exits.
 #include <benchmark/benchmark.h>
 #include <fcntl.h>
 #include <spawn.h>
@@ -20,6 +22,7 @@
 
 #include <filesystem>
 #include <random>
+#include <string_view>
 #include <thread>
 
 #include "sandbox/blocked_names.h"
@@ -283,6 +286,17 @@ BENCHMARK(BM_CliLoadAndScan)->Unit(benchmark::kMicrosecond)->UseRealTime();
 }  // namespace
 
 int main(int argc, char** argv) {
+  // `scan_bench --make-workspace DIR`: only make the workspace, in DIR (which must not exist),
+  // and keep it, for tools measured on the same tree (bench/scan_compare.sh).
+  if (argc == 3 && std::string_view(argv[1]) == "--make-workspace") {
+    if (std::filesystem::exists(argv[2])) {
+      fprintf(stderr, "scan_bench: %s exists already\n", argv[2]);
+      return 64;
+    }
+    MakeWorkspace(argv[2], 50000);
+    fprintf(stderr, "workspace: %zu entries in %s\n", g_entries, argv[2]);
+    return 0;
+  }
   char t[] = "/tmp/safesh-scan-bench-XXXXXX";
   if (mkdtemp(t) == nullptr) return 1;
   std::string base = t;
