@@ -126,7 +126,8 @@ def rows(results):
             x(check / cat), "≥ 50,000 a second", verdict(rate >= 50000))]
 
     def spawn():
-        bash, bare, bare_bash, safesh, rlimit, landlock = hyperfine(results, "sandbox.json")
+        bash, bare, bare_bash, safesh, rlimit, landlock, floor = hyperfine(results,
+                                                                          "sandbox.json")
         r = [(
             "**spawn**: `safesh run -- true` through bubblewrap (seccomp, Landlock, limits by "
             "cgroup; whole process)",
@@ -145,6 +146,10 @@ def rows(results):
             ("", "", "`bash -c true`, no sandbox", t(bash), x(safesh / bash), "—", ""),
             ("", "", "the bare `bwrap` running `bash -c true`", t(bare_bash),
              x(safesh / bare_bash), "—", ""),
+            ("the floor under any tool that runs a shell command in this sandbox: "
+             "`spawn_floor` (`posix_spawn`, read the output, wait) around the bare `bwrap` "
+             "running `bash -c true`", t(floor), "bare `bwrap`", t(bare), x(floor / bare), "—",
+             ""),
             ("the same with limits by rlimits (`SAFESH_LIMITS=rlimit`)", t(rlimit),
              "bare `bwrap`", t(bare), x(rlimit / bare), "—", ""),
             ("the same through the Landlock launcher (no bubblewrap)", t(landlock),
@@ -178,7 +183,7 @@ def rows(results):
             x(a["median_ms"] / b["median_ms"]), "—", "")]
 
     def output():
-        null, copy, cap = hyperfine(results, "run-capture.json")
+        null, copy, cap, piped = hyperfine(results, "run-capture.json")
         m = load(results, "run-rss.json")
         gb = m["bytes"] / 1e9
         share = null / cap
@@ -189,6 +194,8 @@ def rows(results):
              f"{x(cap / null)}: {share:.2f} of cat's throughput", "≥ 0.5 of cat's throughput",
              verdict(share >= 0.5)),
             ("", "", "`cat FILE > FILE2` (writing it at all)", t(copy), x(cap / copy), "—", ""),
+            ("", "", "`cat FILE | cat > FILE2` (the floor: read from a pipe, keep every byte)",
+             t(piped), x(cap / piped), "—", ""),
             (f"**output**: peak RSS (`/usr/bin/time -f %M`) with {gb:g} GB of output",
              f"{m['safesh_kib'] / 1024:.1f} MiB",
              "the same with 1 MB of output", f"{m['safesh_small_kib'] / 1024:.1f} MiB",

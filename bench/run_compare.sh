@@ -2,7 +2,9 @@
 # What `safesh run` costs over bash itself, measured in one run with hyperfine:
 #   1. start-up: `safesh run -- true` against `bash -c true` (whole processes);
 #   2. capture: `safesh run -- 'cat FILE'` with 1 GB of output against `cat FILE > /dev/null`,
-#      and against `cat FILE > SPOOLFILE` (writing the bytes to the spool's file system at all);
+#      against `cat FILE > SPOOLFILE` (writing the bytes to the spool's file system at all), and
+#      against `cat FILE | cat > SPOOLFILE` (what any tool that reads a command's output from a
+#      pipe and keeps all of it does at the least);
 #   3. memory: the peak RSS (/usr/bin/time's %M: getrusage of the largest process of the tree it
 #      waited for, here safesh, its guard, bash and cat) of `safesh run -- 'cat FILE'` with all
 #      BYTES of output and with 1 MB of it, against `cat FILE > /dev/null`. Flat memory means the
@@ -45,7 +47,8 @@ mkdir -p "$spooldir"
   --prepare "rm -rf $spooldir/safesh/spool/run-* $spooldir/copy" \
   "cat $work/data > /dev/null" \
   "cat $work/data > $spooldir/copy" \
-  "${run[*]} -- 'cat $work/data' > /dev/null"
+  "${run[*]} -- 'cat $work/data' > /dev/null" \
+  "cat $work/data | cat > $spooldir/copy"
 
 echo "== memory: peak RSS"
 head -c 1000000 "$work/data" >"$work/small"
@@ -78,7 +81,8 @@ def medians(path):
 b, s = medians(sys.argv[1])
 print(f"start-up: bash -c true {b*1000:.2f} ms, safesh run -- true {s*1000:.2f} ms: "
       f"{s/b:.2f}x (median)")
-null, copy, cap = medians(sys.argv[2])
-print(f"capture: cat > /dev/null {null:.3f} s, cat > file {copy:.3f} s, safesh run {cap:.3f} s: "
-      f"{cap/null:.2f}x cat > /dev/null, {cap/copy:.2f}x cat > file (median)")
+null, copy, cap, piped = medians(sys.argv[2])
+print(f"capture: cat > /dev/null {null:.3f} s, cat > file {copy:.3f} s, cat | cat > file "
+      f"{piped:.3f} s, safesh run {cap:.3f} s: {cap/null:.2f}x cat > /dev/null, {cap/copy:.2f}x "
+      f"cat > file, {cap/piped:.2f}x cat | cat > file (median)")
 PY

@@ -23,7 +23,10 @@ source "$root/bench/lib.sh"
 safesh="$(realpath "${1:-$root/build/safesh}")"
 runs=${2:-$(bench_runs 300 30)}
 srt_runs=$((runs / 10 > 10 ? runs / 10 : 10))
-bench_need hyperfine python3 bwrap "$safesh"
+# The floor under any tool that runs a shell command in this sandbox and returns its output:
+# bench/spawn_floor (posix_spawn, read the output pipe, wait) around the bare bwrap running bash.
+floor="$(dirname "$safesh")/bench/spawn_floor"
+bench_need hyperfine python3 bwrap "$safesh" "$floor"
 
 # Not under /tmp: a home inside a writable root gets its start-up files masked too, which would
 # flatter neither side but is not what a user's machine looks like.
@@ -57,7 +60,8 @@ echo "bare: $bare"
   "$bare_bash" \
   "${run[*]} -- true" \
   "env SAFESH_LIMITS=rlimit ${run[*]} -- true" \
-  "env SAFESH_SANDBOX_LAUNCHER=landlock ${run[*]} -- true"
+  "env SAFESH_SANDBOX_LAUNCHER=landlock ${run[*]} -- true" \
+  "$floor $bare_bash"
 bench_export sandbox.json "$work/sandbox.json"
 
 # srt under the same policy, from the same (empty) workspace: its working directory is what its
@@ -84,12 +88,13 @@ python3 - "$work/sandbox.json" "$work/srt-run.json" <<'PY'
 import json, statistics, sys
 r = json.load(open(sys.argv[1]))["results"]
 m = [statistics.median(x["times"]) * 1000 for x in r]
-bash, bare, bare_bash, safesh, rlimit, landlock = m
+bash, bare, bare_bash, safesh, rlimit, landlock, floor = m
 print(f"bash -c true {bash:.2f} ms; bare bwrap (safesh's flags) {bare:.2f} ms; "
       f"the same bwrap running bash -c true {bare_bash:.2f} ms = {bare_bash / bare:.2f}x; "
       f"safesh run -- true (bubblewrap) {safesh:.2f} ms = {safesh / bare:.2f}x bare bwrap; "
       f"with limits by rlimits instead of cgroups {rlimit:.2f} ms = {rlimit / bare:.2f}x; "
-      f"safesh through Landlock {landlock:.2f} ms (medians)")
+      f"safesh through Landlock {landlock:.2f} ms; the floor (spawn_floor around the bare "
+      f"bwrap running bash) {floor:.2f} ms = {floor / bare:.2f}x (medians)")
 s = json.load(open(sys.argv[2]))
 if "results" in s:
     srt = statistics.median(s["results"][0]["times"]) * 1000
