@@ -56,7 +56,8 @@ struct CgroupParent {
 CgroupParent FindCgroupParent(bool need_pids, bool need_memory);
 
 // One command's cgroup: a directory per hierarchy, each with the file the command joins by
-// (v2: cgroup.procs; v1: tasks, see CreateCommandCgroup) open for writing. Removed (its processes killed first) when it goes out of scope.
+// (v2: cgroup.procs; v1: tasks, see CreateCommandCgroup) open for writing. Removed (its processes
+// killed first) when it goes out of scope.
 struct CommandCgroup {
   int version = 0;
   std::vector<CgroupParentDir> dirs;  // the command's directories, with their controllers

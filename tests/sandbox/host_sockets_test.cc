@@ -253,7 +253,7 @@ TEST_F(HostSocketsTest, TheCachedAnswerIsAlwaysTheFullSearchs) {
       SocketScan got = FindHostSocketsCached(places, {}, cache);
       ASSERT_EQ(got.sockets, want.sockets) << "round " << n;
       if (got.folders_listed < want.folders_listed) ++reused_rounds;
-        fprintf(stderr, "round %d listed %zu of %zu\n", n, got.folders_listed, want.folders_listed);
+      fprintf(stderr, "round %d listed %zu of %zu\n", n, got.folders_listed, want.folders_listed);
     }
   }
   // The comparison meant something: most rounds reused listings.
