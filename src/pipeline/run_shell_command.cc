@@ -263,6 +263,7 @@ bool HideBlockedNames(const RunContext& c, const std::vector<std::string>& roots
     return false;
   }
   sandbox::AddBlockedMatches(found, scan_roots, spec);
+  sandbox::ProtectRepositories(found.repos, c.settings.sandbox.allow_git_config, spec);
   if (found.truncated) {
     r->sandbox_note = "blocked-name scan stopped at " +
                       WithCommas(sandbox::ScanLimits().max_entries) +

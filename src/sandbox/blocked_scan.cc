@@ -177,7 +177,8 @@ void ReadDir(Walk* w, ScanDir* d, size_t budget) {
           std::find(nested.begin(), nested.end(), ChildPath(d->path, name)) != nested.end()) {
         item.descend = false;  // another root: walked as that root
       }
-      if (!item.matched && !item.descend) continue;
+      item.repo = !item.matched && name == ".git";
+      if (!item.matched && !item.descend && !item.repo) continue;
       item.index = index;
       item.name_offset = static_cast<uint32_t>(d->names.size());
       item.name_size = static_cast<uint32_t>(name.size());
@@ -309,6 +310,7 @@ void Visit(Walk* w, size_t i) {
       std::string path = Absolute(*w, d.root, ChildPath(d.path, name));
       (item.kind == ScanItem::kDir ? w->result->dirs : w->result->files).push_back(path);
     }
+    if (item.repo) w->result->repos.push_back(Absolute(*w, d.root, ChildPath(d.path, name)));
     if (!item.descend) continue;
     Enqueue(w, d.root, d.depth + 1, &d.path, name);
     if (check_children) {

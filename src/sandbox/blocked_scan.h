@@ -6,7 +6,8 @@
 // every shallower level has been seen; a directory's entries are taken in the order the
 // directory lists them. It counts at most `max_entries` entries and goes `max_depth` levels
 // down (as `find -maxdepth`: a root's entries are at depth 1; directories at the last level are
-// counted and matched but not read). It never enters: symbolic links (never followed),
+// counted and matched but not read). Each entry named .git that no pattern hides is reported as
+// a repository (ScanResult::repos), at any depth. It never enters: symbolic links (never followed),
 // directories named .git, node_modules, vendor, target or __pycache__ (large, generated, and
 // costly to walk on every command), a directory whose name matched (it is hidden whole), and a
 // directory that is itself another root (walked as that root). A directory it may not read
@@ -45,6 +46,10 @@ struct ScanResult {
   size_t entries = 0;              // entries counted, at most max_entries
   bool truncated = false;          // stopped at max_entries: some entries were not looked at
   bool cancelled = false;          // `cancel` said stop: files and dirs are incomplete
+  // Entries named .git (a folder, a file of a submodule or worktree saying where its folder
+  // is, or a link) below the roots: repositories whose hooks and config the sandbox protects
+  // (ProtectRepositories in spec.h). Never entered.
+  std::vector<std::string> repos;
 };
 
 // Asked every 256 entries; returning true stops the scan.
@@ -60,8 +65,8 @@ struct ScanDirKey {
   bool operator==(const ScanDirKey&) const = default;
 };
 
-// An entry of a directory that the walk needs again: a matched name, or a subdirectory to
-// enter. Other entries are only counted.
+// An entry of a directory that the walk needs again: a matched name, a subdirectory to enter,
+// or a repository (.git). Other entries are only counted.
 struct ScanItem {
   uint32_t index = 0;        // its place among the directory's entries
   uint32_t name_offset = 0;  // its name in ScanDir::names
@@ -69,6 +74,7 @@ struct ScanItem {
   enum Kind : uint8_t { kFile, kDir, kLink } kind = kFile;
   bool matched = false;
   bool descend = false;
+  bool repo = false;  // named .git and not matched: listed in ScanResult::repos
 };
 
 // One directory as the walk last saw it.

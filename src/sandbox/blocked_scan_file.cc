@@ -22,7 +22,7 @@ namespace safesh::sandbox {
 namespace {
 
 constexpr char kMagic[8] = {'S', 'F', 'S', 'H', 'B', 'S', 'C', 'N'};
-constexpr uint32_t kVersion = 1;
+constexpr uint32_t kVersion = 2;  // 2: ScanItem::repo
 // Far more than a cache within the default limits needs (a few hundred KiB).
 constexpr int64_t kMaxFileBytes = int64_t{256} << 20;
 
@@ -149,6 +149,7 @@ bool SaveBlockedScan(const BlockedScan& scan, const std::string& path, std::stri
       Put<uint8_t>(&out, i.kind);
       Put<uint8_t>(&out, i.matched);
       Put<uint8_t>(&out, i.descend);
+      Put<uint8_t>(&out, i.repo);
     }
   }
   Put<uint64_t>(&out, Fnv1a(out));
@@ -259,19 +260,23 @@ bool LoadBlockedScan(const std::string& path, BlockedScan* scan, std::string* wh
       uint8_t kind = r.Get<uint8_t>();
       uint8_t matched = r.Get<uint8_t>();
       uint8_t descend = r.Get<uint8_t>();
+      uint8_t repo = r.Get<uint8_t>();
       bool in_order = d.items.empty() || d.items.back().index < i.index;
       if (!r.ok || !in_order || i.index >= d.entries || kind > ScanItem::kLink || matched > 1 ||
           descend > 1 || i.name_offset > d.names.size() ||
           i.name_size > d.names.size() - i.name_offset ||
           !IsName(std::string_view(d.names).substr(i.name_offset, i.name_size)) ||
-          (descend == 1 && (kind != ScanItem::kDir || matched == 1)) ||
-          (matched == 0 && descend == 0)) {
+          (descend == 1 && (kind != ScanItem::kDir || matched == 1)) || repo > 1 ||
+          (repo == 1 && (matched == 1 || descend == 1 ||
+                         std::string_view(d.names).substr(i.name_offset, i.name_size) != ".git")) ||
+          (matched == 0 && descend == 0 && repo == 0)) {
         r.ok = false;
         break;
       }
       i.kind = static_cast<ScanItem::Kind>(kind);
       i.matched = matched == 1;
       i.descend = descend == 1;
+      i.repo = repo == 1;
       d.items.push_back(i);
     }
     s.dirs.push_back(std::move(d));

@@ -1,8 +1,10 @@
 #include "sandbox/spec.h"
 
+#include <fcntl.h>
 #include <glob.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 
@@ -10,6 +12,7 @@
 #include "sandbox/host_sockets.h"
 #include "util/file.h"
 #include "util/state_dir.h"
+#include "util/unique_fd.h"
 
 namespace safesh::sandbox {
 namespace {
@@ -78,6 +81,50 @@ std::vector<std::string> Glob(const std::string& pattern) {
   }
   globfree(&g);
   return out;
+}
+
+// A repository's folder (real path): its hooks are never writable, and its config only when
+// allowed; a name that does not exist yet is masked so that it cannot be made. A hooks that is
+// a link has its target made read-only (git follows it).
+void ProtectGitDir(const std::string& git, bool allow_git_config, SandboxSpec* spec) {
+  std::string hooks = git + "/hooks";
+  struct stat st;
+  if (lstat(hooks.c_str(), &st) != 0) {
+    AddUnique(&spec->missing_dirs, hooks);
+  } else if (S_ISDIR(st.st_mode)) {
+    AddUnique(&spec->read_only, hooks);
+  } else if (S_ISLNK(st.st_mode)) {
+    if (std::string target = util::RealPath(hooks); !target.empty() && IsDir(target))
+      AddUnique(&spec->read_only, target);
+  }
+  if (!allow_git_config) {
+    std::string cfg = git + "/config";
+    if (Exists(cfg)) {
+      AddUnique(&spec->read_only, cfg);
+    } else {
+      AddUnique(&spec->missing_files, cfg);
+    }
+  }
+}
+
+// The first line of a small regular file that starts with `key`, without it; empty if none.
+std::string LineAfter(const std::string& file, const std::string& key) {
+  util::UniqueFd fd(open(file.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  struct stat st;
+  if (!fd.valid() || fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return "";
+  char buf[4096];
+  ssize_t n = read(fd.get(), buf, sizeof buf);
+  if (n <= 0) return "";
+  std::string_view text(buf, static_cast<size_t>(n));
+  if (!text.starts_with(key)) return "";
+  text.remove_prefix(key.size());
+  text = text.substr(0, text.find_first_of("\r\n"));
+  return std::string(text);
+}
+
+// A relative `path` taken from a file in `dir`, made absolute.
+std::string Beside(const std::string& dir, const std::string& path) {
+  return path.starts_with("/") ? path : dir + "/" + path;
 }
 
 }  // namespace
@@ -169,25 +216,11 @@ SandboxSpec BuildSpec(const config::SandboxSettings& settings,
     if (!r.empty() && in_writable(r)) AddUnique(&spec.read_only, r);
   }
 
-  // Each root's git repository: hooks are never writable; config only when allowed. A name
-  // that does not exist yet is masked so that it cannot be created.
+  // Each root's git repository: hooks are never writable; config only when allowed. (Those
+  // below the roots, and a root whose .git is a file, come from the scan: ProtectRepositories.)
   for (const std::string& root : roots) {
     std::string git = util::RealPath(root) + "/.git";
-    if (!IsDir(git)) continue;
-    std::string hooks = git + "/hooks";
-    if (IsDir(hooks)) {
-      AddUnique(&spec.read_only, hooks);
-    } else if (!Exists(hooks)) {
-      AddUnique(&spec.missing_dirs, hooks);
-    }
-    if (!settings.allow_git_config) {
-      std::string cfg = git + "/config";
-      if (Exists(cfg)) {
-        AddUnique(&spec.read_only, cfg);
-      } else {
-        AddUnique(&spec.missing_files, cfg);
-      }
-    }
+    if (IsDir(git)) ProtectGitDir(git, settings.allow_git_config, &spec);
   }
 
   // Shell start-up files run in the user's next shell: never writable from the sandbox.
@@ -280,6 +313,27 @@ std::vector<std::string> BlockedNamePatterns(const config::SandboxSettings& sett
     if (ClassifyBlockedEntry(p) == BlockedEntryKind::kName) out.push_back(p);
   }
   return out;
+}
+
+void ProtectRepositories(const std::vector<std::string>& repos, bool allow_git_config,
+                         SandboxSpec* spec) {
+  for (const std::string& entry : repos) {
+    std::string dir = entry.substr(0, entry.rfind('/'));
+    struct stat st;
+    if (lstat(entry.c_str(), &st) != 0) continue;
+    // A folder (or a link to one) is the repository; a file (a submodule's or a worktree's)
+    // says where it is: "gitdir: PATH", relative to the file's folder.
+    std::string git = S_ISREG(st.st_mode) ? Beside(dir, LineAfter(entry, "gitdir: ")) : entry;
+    git = util::RealPath(git);
+    if (git.empty() || !IsDir(git)) continue;
+    // A worktree's folder names the repository that holds its hooks and config.
+    if (std::string common = LineAfter(git + "/commondir", ""); !common.empty()) {
+      git = util::RealPath(Beside(git, common));
+      if (git.empty() || !IsDir(git)) continue;
+    }
+    // Outside the writable roots everything is read-only already.
+    if (InsideAny(git, spec->writable)) ProtectGitDir(git, allow_git_config, spec);
+  }
 }
 
 void AddBlockedMatches(const ScanResult& scan, const std::vector<std::string>& scan_roots,

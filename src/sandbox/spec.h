@@ -46,8 +46,9 @@ std::vector<std::string> ShellStartupFiles(const std::string& home);
 //     path globs (what glob(3) finds; as in the shell, `*` does not match a leading dot);
 //     the blocked names are added by the scan (AddBlockedMatches);
 //   sockets: the host's UNIX sockets (host_sockets.h), but [sandbox] allow_unix_sockets;
-//   missing: .git/hooks (and .git/config) of each root that has a .git directory, and start-up
-//     files that do not exist yet, wherever they lie inside a writable root.
+//   missing: .git/hooks (and .git/config) of each root that has a .git directory (those of the
+//     repositories below the roots: ProtectRepositories), and start-up files that do not exist
+//     yet, wherever they lie inside a writable root.
 // Paths are made absolute and real; ones that do not exist are left out (except "missing").
 // `socket_cache` (optional) is where the host-socket search keeps its cache between runs
 // (FindHostSocketsCached).
@@ -76,5 +77,15 @@ std::vector<std::string> BlockedNamePatterns(const config::SandboxSettings& sett
 // root) is left alone: masking it would hide the workspace itself, not a secret.
 void AddBlockedMatches(const ScanResult& scan, const std::vector<std::string>& scan_roots,
                        SandboxSpec* spec);
+
+// Protects the repositories the scan found (ScanResult::repos) as BuildSpec protects each
+// root's: their hooks never writable, their config only with allow_git_config. A commit in a
+// nested repository, a vendored one or a submodule runs its hooks outside the sandbox as surely
+// as the workspace's own. Each entry is a .git folder, a link to one, or a submodule's or
+// worktree's .git file ("gitdir: PATH"; a worktree's folder names, in `commondir`, the
+// repository whose hooks and config it uses). Repositories outside the writable roots are
+// read-only already and are left alone.
+void ProtectRepositories(const std::vector<std::string>& repos, bool allow_git_config,
+                         SandboxSpec* spec);
 
 }  // namespace safesh::sandbox

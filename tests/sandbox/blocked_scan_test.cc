@@ -73,6 +73,7 @@ ScanResult ReferenceWalk(const std::vector<std::string>& roots, const ScanLimits
       bool is_dir = lstat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
       bool matched = matcher.Matches(name);
       if (matched) (is_dir ? r.dirs : r.files).push_back(path);
+      if (!matched && name == ".git") r.repos.push_back(path);
       bool skipped = name == ".git" || name == "node_modules" || name == "vendor" ||
                      name == "target" || name == "__pycache__";
       if (is_dir && !matched && !skipped && d.depth + 1 < limits.max_depth && !is_root(path))
@@ -86,6 +87,7 @@ ScanResult ReferenceWalk(const std::vector<std::string>& roots, const ScanLimits
 void ExpectSame(const ScanResult& got, const ScanResult& want, const std::string& what) {
   EXPECT_EQ(got.files, want.files) << what;
   EXPECT_EQ(got.dirs, want.dirs) << what;
+  EXPECT_EQ(got.repos, want.repos) << what;
   EXPECT_EQ(got.entries, want.entries) << what;
   EXPECT_EQ(got.truncated, want.truncated) << what;
   EXPECT_FALSE(got.cancelled) << what;
@@ -145,6 +147,26 @@ TEST_F(BlockedScanTest, FindsNamesEverywhereButWhereItMustNotLook) {
   // link.pem (3); a/b: c (1); a/b/c: server.key (1).
   EXPECT_EQ(r.entries, 12u);
   EXPECT_FALSE(r.truncated);
+}
+
+// Every .git below the roots is a repository whose hooks the sandbox protects: a folder, a
+// submodule's file, a link; at any depth, never entered; not one a pattern hides.
+TEST_F(BlockedScanTest, ReportsEveryRepositoryBelowTheRoots) {
+  fs::create_directories(ws_ + "/.git/hooks");
+  fs::create_directories(ws_ + "/libs/a/.git/objects");
+  Write(ws_ + "/libs/a/.git/objects/.env", "not looked at");
+  fs::create_directories(ws_ + "/mod");
+  Write(ws_ + "/mod/.git", "gitdir: ../.git/modules/mod\n");
+  fs::create_directories(ws_ + "/x/y/z");
+  fs::create_directory_symlink(ws_ + "/libs/a/.git", ws_ + "/x/y/z/.git");
+  fs::create_directories(ws_ + "/node_modules/dep/.git");  // never walked
+  ScanResult r = FullScan({ws_}, Patterns(), ScanLimits(), Never());
+  std::vector<std::string> repos = r.repos;
+  std::sort(repos.begin(), repos.end());
+  EXPECT_EQ(repos, (std::vector<std::string>{ws_ + "/.git", ws_ + "/libs/a/.git", ws_ + "/mod/.git",
+                                             ws_ + "/x/y/z/.git"}));
+  EXPECT_TRUE(r.files.empty());
+  ExpectSame(r, ReferenceWalk({ws_}, ScanLimits()), "reference");
 }
 
 TEST_F(BlockedScanTest, DepthCountsAsFindMaxdepth) {

@@ -256,6 +256,57 @@ TEST_P(Escape, ProtectedGitNamesAndStartupFiles) {
   EXPECT_EQ(in.output, "CHANGED\n") << in.error;
 }
 
+// The repositories below the workspace root: a nested clone, a submodule (its .git a file
+// naming its folder in the root's .git/modules) and a worktree (its folder names, in
+// commondir, the repository that holds the hooks). Their hooks run outside the sandbox on the
+// next commit or checkout there, as surely as the root's.
+TEST_P(Escape, HooksOfNestedRepositoriesSubmodulesAndWorktrees) {
+  if (landlock())
+    GTEST_SKIP()
+        << "Landlock cannot enforce this (documented): a read-only path inside a writable root";
+  fs::create_directories(ws_ + "/libs/clone/.git/hooks");
+  std::ofstream(ws_ + "/libs/clone/.git/config") << "[core]\n";
+  fs::create_directories(ws_ + "/sub/.git");
+  fs::create_directories(ws_ + "/.git/modules/mod/hooks");
+  std::ofstream(ws_ + "/.git/modules/mod/config") << "[core]\n";
+  fs::create_directories(ws_ + "/mod");
+  std::ofstream(ws_ + "/mod/.git") << "gitdir: ../.git/modules/mod\n";
+  fs::create_directories(dir_ + "/extra/main/.git/hooks");
+  fs::create_directories(dir_ + "/extra/main/.git/worktrees/wt");
+  std::ofstream(dir_ + "/extra/main/.git/worktrees/wt/commondir") << "../..\n";
+  fs::create_directories(ws_ + "/wt");
+  std::ofstream(ws_ + "/wt/.git") << "gitdir: " << dir_ << "/extra/main/.git/worktrees/wt\n";
+  // The worktree's repository: in a writable folder that is not itself a root (whose .git
+  // would be protected as the workspace's is), nor scanned; only its worktree leads to it.
+  context_.settings.sandbox.writable_paths = {dir_ + "/extra"};
+  auto no_hook = [&](const std::string& dir) {
+    return [dir] {
+      std::error_code ec;
+      fs::remove(dir + "/pre-commit", ec);
+    };
+  };
+  ExpectBlocked("echo 'touch pwned' > libs/clone/.git/hooks/pre-commit && echo MADE", "MADE",
+                no_hook(ws_ + "/libs/clone/.git/hooks"));
+  ExpectBlocked("echo '[core] hooksPath = /tmp' >> libs/clone/.git/config && echo CHANGED",
+                "CHANGED");
+  ExpectBlocked(
+      "mkdir -p sub/.git/hooks && echo 'touch pwned' > sub/.git/hooks/pre-commit && "
+      "echo MADE",
+      "MADE", [&] { fs::remove_all(ws_ + "/sub/.git/hooks"); });
+  ExpectBlocked("echo 'touch pwned' > .git/modules/mod/hooks/pre-commit && echo MADE", "MADE",
+                no_hook(ws_ + "/.git/modules/mod/hooks"));
+  ExpectBlocked("echo '[core] fsmonitor = x' >> .git/modules/mod/config && echo CHANGED",
+                "CHANGED");
+  ExpectBlocked("echo 'touch pwned' > " + dir_ + "/extra/main/.git/hooks/pre-commit && echo MADE",
+                "MADE", no_hook(dir_ + "/extra/main/.git/hooks"));
+  // Everything else in them stays writable: git itself works there.
+  RunResult in =
+      Run("echo x > libs/clone/.git/objects-x && echo ref > .git/modules/mod/HEAD && "
+          "echo MADE",
+          "required");
+  EXPECT_EQ(in.output, "MADE\n") << in.error;
+}
+
 TEST_P(Escape, Network) {
   int s = socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in a{};
