@@ -323,7 +323,12 @@ void ProtectRepositories(const std::vector<std::string>& repos, bool allow_git_c
     if (lstat(entry.c_str(), &st) != 0) continue;
     // A folder (or a link to one) is the repository; a file (a submodule's or a worktree's)
     // says where it is: "gitdir: PATH", relative to the file's folder.
-    std::string git = S_ISREG(st.st_mode) ? Beside(dir, LineAfter(entry, "gitdir: ")) : entry;
+    std::string git = entry;
+    if (S_ISREG(st.st_mode)) {
+      std::string named = LineAfter(entry, "gitdir: ");
+      if (named.empty()) continue;  // not a .git file git would follow
+      git = Beside(dir, named);
+    }
     git = util::RealPath(git);
     if (git.empty() || !IsDir(git)) continue;
     // A worktree's folder names the repository that holds its hooks and config.
@@ -331,8 +336,11 @@ void ProtectRepositories(const std::vector<std::string>& repos, bool allow_git_c
       git = util::RealPath(Beside(git, common));
       if (git.empty() || !IsDir(git)) continue;
     }
-    // Outside the writable roots everything is read-only already.
-    if (InsideAny(git, spec->writable)) ProtectGitDir(git, allow_git_config, spec);
+    // Only what git takes for a repository (it needs HEAD): masking the missing hooks and
+    // config of any folder a .git file names would leave empty mount points in it. Outside
+    // the writable roots everything is read-only already.
+    if (!Exists(git + "/HEAD") || !InsideAny(git, spec->writable)) continue;
+    ProtectGitDir(git, allow_git_config, spec);
   }
 }
 

@@ -83,8 +83,8 @@ void AddBlockedMatches(const ScanResult& scan, const std::vector<std::string>& s
 // nested repository, a vendored one or a submodule runs its hooks outside the sandbox as surely
 // as the workspace's own. Each entry is a .git folder, a link to one, or a submodule's or
 // worktree's .git file ("gitdir: PATH"; a worktree's folder names, in `commondir`, the
-// repository whose hooks and config it uses). Repositories outside the writable roots are
-// read-only already and are left alone.
+// repository whose hooks and config it uses). Only a folder with a HEAD counts (git needs
+// one); repositories outside the writable roots are read-only already and are left alone.
 void ProtectRepositories(const std::vector<std::string>& repos, bool allow_git_config,
                          SandboxSpec* spec);
 

@@ -107,5 +107,56 @@ TEST_F(BlockedSpec, MatchesBecomeMasksAtTheirRealPath) {
   EXPECT_EQ(spec.blocked_dirs, std::vector<std::string>{ws_ + "/keys.pem"});
 }
 
+// What the scan reports as repositories becomes protections only for what git would use: a
+// folder with a HEAD, reached from a .git folder, link or "gitdir:" file, inside a writable
+// root. Anything else adds nothing (no empty mount point is left in the workspace).
+TEST_F(BlockedSpec, RepositoriesBelowTheRootsAreProtectedOnlyWhenGitWouldUseThem) {
+  auto repo = [](const std::string& git) {
+    fs::create_directories(git);
+    std::ofstream(git + "/HEAD") << "ref: refs/heads/main\n";
+  };
+  repo(ws_ + "/clone/.git");
+  std::ofstream(ws_ + "/clone/.git/config") << "[core]\n";
+  repo(ws_ + "/.git/modules/m");
+  fs::create_directories(ws_ + "/m");
+  std::ofstream(ws_ + "/m/.git") << "gitdir: ../.git/modules/m\n";
+  repo(dir_ + "/hooks-elsewhere");
+  repo(ws_ + "/linked/.git");
+  fs::create_directory_symlink(dir_ + "/hooks-elsewhere", ws_ + "/linked/.git/hooks");
+  fs::create_directories(ws_ + "/garbage");
+  std::ofstream(ws_ + "/garbage/.git") << "not a gitdir line\n";
+  fs::create_directories(ws_ + "/names-the-root");
+  std::ofstream(ws_ + "/names-the-root/.git") << "gitdir: ..\n";  // no HEAD there
+  repo(home_ + "/outside/.git");
+  fs::create_directories(ws_ + "/out");
+  std::ofstream(ws_ + "/out/.git") << "gitdir: " << home_ << "/outside/.git\n";
+
+  SandboxSpec spec = BuildSpec(config::SandboxSettings(), {ws_}, home_);
+  // As on a machine whose temporary folders do not hold the test: only the workspace writable.
+  spec.writable = {ws_};
+  ProtectRepositories({ws_ + "/clone/.git", ws_ + "/m/.git", ws_ + "/linked/.git",
+                       ws_ + "/garbage/.git", ws_ + "/names-the-root/.git", ws_ + "/out/.git"},
+                      false, &spec);
+  EXPECT_TRUE(Has(spec.missing_dirs, ws_ + "/clone/.git/hooks"));
+  EXPECT_TRUE(Has(spec.read_only, ws_ + "/clone/.git/config"));
+  EXPECT_TRUE(Has(spec.missing_dirs, ws_ + "/.git/modules/m/hooks"));
+  EXPECT_TRUE(Has(spec.missing_files, ws_ + "/.git/modules/m/config"));
+  EXPECT_TRUE(Has(spec.read_only, dir_ + "/hooks-elsewhere"));  // a hooks link: its target
+  for (const std::vector<std::string>* v :
+       {&spec.read_only, &spec.missing_dirs, &spec.missing_files}) {
+    for (const std::string& p : *v) {
+      EXPECT_FALSE(p.starts_with(ws_ + "/garbage")) << p;
+      EXPECT_FALSE(p.starts_with(home_ + "/outside")) << p;  // read-only already
+      EXPECT_NE(p, ws_ + "/hooks") << "a .git file naming the root made it a repository";
+      EXPECT_NE(p, ws_ + "/config") << "a .git file naming the root made it a repository";
+    }
+  }
+  // With allow_git_config the config stays writable; the hooks never do.
+  SandboxSpec allowed = BuildSpec(config::SandboxSettings(), {ws_}, home_);
+  ProtectRepositories({ws_ + "/clone/.git"}, true, &allowed);
+  EXPECT_TRUE(Has(allowed.missing_dirs, ws_ + "/clone/.git/hooks"));
+  EXPECT_FALSE(Has(allowed.read_only, ws_ + "/clone/.git/config"));
+}
+
 }  // namespace
 }  // namespace safesh::sandbox

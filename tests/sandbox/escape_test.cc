@@ -264,6 +264,11 @@ TEST_P(Escape, HooksOfNestedRepositoriesSubmodulesAndWorktrees) {
   if (landlock())
     GTEST_SKIP()
         << "Landlock cannot enforce this (documented): a read-only path inside a writable root";
+  for (const std::string& git : {ws_ + "/libs/clone/.git", ws_ + "/sub/.git",
+                                 ws_ + "/.git/modules/mod", dir_ + "/extra/main/.git"}) {
+    fs::create_directories(git);
+    std::ofstream(git + "/HEAD") << "ref: refs/heads/main\n";
+  }
   fs::create_directories(ws_ + "/libs/clone/.git/hooks");
   std::ofstream(ws_ + "/libs/clone/.git/config") << "[core]\n";
   fs::create_directories(ws_ + "/sub/.git");
