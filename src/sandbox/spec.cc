@@ -83,28 +83,33 @@ std::vector<std::string> Glob(const std::string& pattern) {
   return out;
 }
 
-// A repository's folder (real path): its hooks are never writable, and its config only when
-// allowed; a name that does not exist yet is masked so that it cannot be made. A hooks that is
-// a link has its target made read-only (git follows it).
-void ProtectGitDir(const std::string& git, bool allow_git_config, SandboxSpec* spec) {
-  std::string hooks = git + "/hooks";
+// Makes `path` (hooks: a folder; config: a file) read-only inside the sandbox, or, missing, not
+// creatable. A link is followed to its real path, which is bound only when it is of the right
+// kind and inside a writable root: a read-only bind is `--ro-bind P P`, and a link a command
+// made to /proc would otherwise bind the host's /proc over the sandbox's (elsewhere everything
+// is read-only already).
+void ProtectGitName(const std::string& path, bool dir, const std::vector<std::string>& writable,
+                    SandboxSpec* spec) {
   struct stat st;
-  if (lstat(hooks.c_str(), &st) != 0) {
-    AddUnique(&spec->missing_dirs, hooks);
-  } else if (S_ISDIR(st.st_mode)) {
-    AddUnique(&spec->read_only, hooks);
-  } else if (S_ISLNK(st.st_mode)) {
-    if (std::string target = util::RealPath(hooks); !target.empty() && IsDir(target))
-      AddUnique(&spec->read_only, target);
+  if (lstat(path.c_str(), &st) != 0) {
+    AddUnique(dir ? &spec->missing_dirs : &spec->missing_files, path);
+    return;
   }
-  if (!allow_git_config) {
-    std::string cfg = git + "/config";
-    if (Exists(cfg)) {
-      AddUnique(&spec->read_only, cfg);
-    } else {
-      AddUnique(&spec->missing_files, cfg);
-    }
-  }
+  std::string real = S_ISLNK(st.st_mode) ? util::RealPath(path) : path;
+  if (real.empty() || stat(real.c_str(), &st) != 0 ||
+      (dir ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode)))
+    return;
+  bool inside = false;
+  for (const std::string& w : writable)
+    inside = inside || util::IsPathInside(real, w);
+  if (inside) AddUnique(&spec->read_only, real);
+}
+
+// A repository's folder (real path): its hooks are never writable, and its config only when
+// allowed (ProtectGitName).
+void ProtectGitDir(const std::string& git, bool allow_git_config, SandboxSpec* spec) {
+  ProtectGitName(git + "/hooks", true, spec->writable, spec);
+  if (!allow_git_config) ProtectGitName(git + "/config", false, spec->writable, spec);
 }
 
 // The first line of a small regular file that starts with `key`, without it; empty if none.

@@ -120,9 +120,9 @@ TEST_F(BlockedSpec, RepositoriesBelowTheRootsAreProtectedOnlyWhenGitWouldUseThem
   repo(ws_ + "/.git/modules/m");
   fs::create_directories(ws_ + "/m");
   std::ofstream(ws_ + "/m/.git") << "gitdir: ../.git/modules/m\n";
-  repo(dir_ + "/hooks-elsewhere");
+  fs::create_directories(ws_ + "/shared-hooks");
   repo(ws_ + "/linked/.git");
-  fs::create_directory_symlink(dir_ + "/hooks-elsewhere", ws_ + "/linked/.git/hooks");
+  fs::create_directory_symlink(ws_ + "/shared-hooks", ws_ + "/linked/.git/hooks");
   fs::create_directories(ws_ + "/garbage");
   std::ofstream(ws_ + "/garbage/.git") << "not a gitdir line\n";
   fs::create_directories(ws_ + "/names-the-root");
@@ -141,7 +141,7 @@ TEST_F(BlockedSpec, RepositoriesBelowTheRootsAreProtectedOnlyWhenGitWouldUseThem
   EXPECT_TRUE(Has(spec.read_only, ws_ + "/clone/.git/config"));
   EXPECT_TRUE(Has(spec.missing_dirs, ws_ + "/.git/modules/m/hooks"));
   EXPECT_TRUE(Has(spec.missing_files, ws_ + "/.git/modules/m/config"));
-  EXPECT_TRUE(Has(spec.read_only, dir_ + "/hooks-elsewhere"));  // a hooks link: its target
+  EXPECT_TRUE(Has(spec.read_only, ws_ + "/shared-hooks"));  // a hooks link: its target
   for (const std::vector<std::string>* v :
        {&spec.read_only, &spec.missing_dirs, &spec.missing_files}) {
     for (const std::string& p : *v) {
@@ -151,6 +151,15 @@ TEST_F(BlockedSpec, RepositoriesBelowTheRootsAreProtectedOnlyWhenGitWouldUseThem
       EXPECT_NE(p, ws_ + "/config") << "a .git file naming the root made it a repository";
     }
   }
+  // A nested repository whose hooks and config are links to /proc (made by a command for the
+  // next one): binding them read-only would put the host's /proc over the sandbox's.
+  repo(ws_ + "/trap/.git");
+  fs::create_directory_symlink("/proc", ws_ + "/trap/.git/hooks");
+  fs::create_symlink("/proc/self/status", ws_ + "/trap/.git/config");
+  SandboxSpec trap = BuildSpec(config::SandboxSettings(), {ws_}, home_);
+  ProtectRepositories({ws_ + "/trap/.git"}, false, &trap);
+  for (const std::string& p : trap.read_only)
+    EXPECT_FALSE(p.starts_with("/proc")) << p;
   // With allow_git_config the config stays writable; the hooks never do.
   SandboxSpec allowed = BuildSpec(config::SandboxSettings(), {ws_}, home_);
   ProtectRepositories({ws_ + "/clone/.git"}, true, &allowed);
