@@ -263,7 +263,7 @@ bool HideBlockedNames(const RunContext& c, const std::vector<std::string>& roots
     return false;
   }
   sandbox::AddBlockedMatches(found, scan_roots, spec);
-  sandbox::ProtectRepositories(found.repos, c.settings.sandbox.allow_git_config, spec);
+  sandbox::ProtectRepositories(found.repos, spec);
   if (found.truncated) {
     r->sandbox_note = "blocked-name scan stopped at " +
                       WithCommas(sandbox::ScanLimits().max_entries) +

@@ -47,7 +47,7 @@ struct ScanResult {
   bool truncated = false;          // stopped at max_entries: some entries were not looked at
   bool cancelled = false;          // `cancel` said stop: files and dirs are incomplete
   // Entries named .git (a folder, a file of a submodule or worktree saying where its folder
-  // is, or a link) below the roots: repositories whose hooks and config the sandbox protects
+  // is, or a link) below the roots: repositories whose hooks the sandbox protects
   // (ProtectRepositories in spec.h). Never entered.
   std::vector<std::string> repos;
 };

@@ -320,8 +320,7 @@ std::vector<std::string> BlockedNamePatterns(const config::SandboxSettings& sett
   return out;
 }
 
-void ProtectRepositories(const std::vector<std::string>& repos, bool allow_git_config,
-                         SandboxSpec* spec) {
+void ProtectRepositories(const std::vector<std::string>& repos, SandboxSpec* spec) {
   for (const std::string& entry : repos) {
     std::string dir = entry.substr(0, entry.rfind('/'));
     struct stat st;
@@ -341,11 +340,21 @@ void ProtectRepositories(const std::vector<std::string>& repos, bool allow_git_c
       git = util::RealPath(Beside(git, common));
       if (git.empty() || !IsDir(git)) continue;
     }
-    // Only what git takes for a repository (it needs HEAD): masking the missing hooks and
-    // config of any folder a .git file names would leave empty mount points in it. Outside
-    // the writable roots everything is read-only already.
+    // Only what git takes for a repository (it needs HEAD): masking the missing hooks of any
+    // folder a .git file names would leave empty mount points in it. Outside the writable roots
+    // everything is read-only already.
     if (!Exists(git + "/HEAD") || !InsideAny(git, spec->writable)) continue;
-    ProtectGitDir(git, allow_git_config, spec);
+    // Hidden, not bound read-only: a command may have made this repository, and may swap its
+    // hooks for a link to /proc between this look and bubblewrap's mount; `--ro-bind P P` would
+    // then put the host's /proc over the sandbox's. A mask takes nothing from the host.
+    std::string hooks = git + "/hooks";
+    if (lstat(hooks.c_str(), &st) != 0) {
+      AddUnique(&spec->missing_dirs, hooks);
+    } else if (S_ISREG(st.st_mode)) {
+      AddUnique(&spec->blocked_files, hooks);
+    } else {
+      AddUnique(&spec->blocked_dirs, hooks);
+    }
   }
 }
 

@@ -78,14 +78,16 @@ std::vector<std::string> BlockedNamePatterns(const config::SandboxSettings& sett
 void AddBlockedMatches(const ScanResult& scan, const std::vector<std::string>& scan_roots,
                        SandboxSpec* spec);
 
-// Protects the repositories the scan found (ScanResult::repos) as BuildSpec protects each
-// root's: their hooks never writable, their config only with allow_git_config. A commit in a
+// Protects the hooks of the repositories the scan found (ScanResult::repos): a commit in a
 // nested repository, a vendored one or a submodule runs its hooks outside the sandbox as surely
 // as the workspace's own. Each entry is a .git folder, a link to one, or a submodule's or
 // worktree's .git file ("gitdir: PATH"; a worktree's folder names, in `commondir`, the
-// repository whose hooks and config it uses). Only a folder with a HEAD counts (git needs
-// one); repositories outside the writable roots are read-only already and are left alone.
-void ProtectRepositories(const std::vector<std::string>& repos, bool allow_git_config,
-                         SandboxSpec* spec);
+// repository whose hooks it uses). Only a folder with a HEAD counts (git needs one), and only
+// inside a writable root. The hooks are hidden (an empty read-only mount; masked when missing)
+// rather than bound read-only, as a command may have made the repository and could turn its
+// hooks into a link before bubblewrap mounts; so inside the sandbox those hooks do not run.
+// Their config is not protected (binding it read-only has the same race; a copy through
+// bubblewrap's --ro-bind-data would not), so `core.hooksPath` there stays a way in.
+void ProtectRepositories(const std::vector<std::string>& repos, SandboxSpec* spec);
 
 }  // namespace safesh::sandbox

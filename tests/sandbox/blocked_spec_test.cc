@@ -107,10 +107,11 @@ TEST_F(BlockedSpec, MatchesBecomeMasksAtTheirRealPath) {
   EXPECT_EQ(spec.blocked_dirs, std::vector<std::string>{ws_ + "/keys.pem"});
 }
 
-// What the scan reports as repositories becomes protections only for what git would use: a
+// What the scan reports as repositories has its hooks hidden only for what git would use: a
 // folder with a HEAD, reached from a .git folder, link or "gitdir:" file, inside a writable
-// root. Anything else adds nothing (no empty mount point is left in the workspace).
-TEST_F(BlockedSpec, RepositoriesBelowTheRootsAreProtectedOnlyWhenGitWouldUseThem) {
+// root. Anything else adds nothing (no empty mount point is left in the workspace), and nothing
+// is bound from the host: a link planted as hooks cannot bring the host's /proc in.
+TEST_F(BlockedSpec, RepositoriesBelowTheRootsHaveTheirHooksHiddenWhenGitWouldUseThem) {
   auto repo = [](const std::string& git) {
     fs::create_directories(git);
     std::ofstream(git + "/HEAD") << "ref: refs/heads/main\n";
@@ -120,9 +121,11 @@ TEST_F(BlockedSpec, RepositoriesBelowTheRootsAreProtectedOnlyWhenGitWouldUseThem
   repo(ws_ + "/.git/modules/m");
   fs::create_directories(ws_ + "/m");
   std::ofstream(ws_ + "/m/.git") << "gitdir: ../.git/modules/m\n";
-  fs::create_directories(ws_ + "/shared-hooks");
-  repo(ws_ + "/linked/.git");
-  fs::create_directory_symlink(ws_ + "/shared-hooks", ws_ + "/linked/.git/hooks");
+  repo(ws_ + "/withhooks/.git");
+  fs::create_directories(ws_ + "/withhooks/.git/hooks");
+  repo(ws_ + "/trap/.git");
+  fs::create_directory_symlink("/proc", ws_ + "/trap/.git/hooks");
+  fs::create_symlink("/proc/self/status", ws_ + "/trap/.git/config");
   fs::create_directories(ws_ + "/garbage");
   std::ofstream(ws_ + "/garbage/.git") << "not a gitdir line\n";
   fs::create_directories(ws_ + "/names-the-root");
@@ -134,37 +137,24 @@ TEST_F(BlockedSpec, RepositoriesBelowTheRootsAreProtectedOnlyWhenGitWouldUseThem
   SandboxSpec spec = BuildSpec(config::SandboxSettings(), {ws_}, home_);
   // As on a machine whose temporary folders do not hold the test: only the workspace writable.
   spec.writable = {ws_};
-  ProtectRepositories({ws_ + "/clone/.git", ws_ + "/m/.git", ws_ + "/linked/.git",
-                       ws_ + "/garbage/.git", ws_ + "/names-the-root/.git", ws_ + "/out/.git"},
-                      false, &spec);
+  SandboxSpec before = spec;
+  ProtectRepositories(
+      {ws_ + "/clone/.git", ws_ + "/m/.git", ws_ + "/withhooks/.git", ws_ + "/trap/.git",
+       ws_ + "/garbage/.git", ws_ + "/names-the-root/.git", ws_ + "/out/.git"},
+      &spec);
   EXPECT_TRUE(Has(spec.missing_dirs, ws_ + "/clone/.git/hooks"));
-  EXPECT_TRUE(Has(spec.read_only, ws_ + "/clone/.git/config"));
   EXPECT_TRUE(Has(spec.missing_dirs, ws_ + "/.git/modules/m/hooks"));
-  EXPECT_TRUE(Has(spec.missing_files, ws_ + "/.git/modules/m/config"));
-  EXPECT_TRUE(Has(spec.read_only, ws_ + "/shared-hooks"));  // a hooks link: its target
-  for (const std::vector<std::string>* v :
-       {&spec.read_only, &spec.missing_dirs, &spec.missing_files}) {
+  EXPECT_TRUE(Has(spec.blocked_dirs, ws_ + "/withhooks/.git/hooks"));
+  EXPECT_TRUE(Has(spec.blocked_dirs, ws_ + "/trap/.git/hooks"));  // the link, masked in place
+  EXPECT_EQ(spec.read_only, before.read_only) << "nothing is bound from the host";
+  EXPECT_EQ(spec.missing_files, before.missing_files);
+  for (const std::vector<std::string>* v : {&spec.missing_dirs, &spec.blocked_dirs}) {
     for (const std::string& p : *v) {
       EXPECT_FALSE(p.starts_with(ws_ + "/garbage")) << p;
       EXPECT_FALSE(p.starts_with(home_ + "/outside")) << p;  // read-only already
       EXPECT_NE(p, ws_ + "/hooks") << "a .git file naming the root made it a repository";
-      EXPECT_NE(p, ws_ + "/config") << "a .git file naming the root made it a repository";
     }
   }
-  // A nested repository whose hooks and config are links to /proc (made by a command for the
-  // next one): binding them read-only would put the host's /proc over the sandbox's.
-  repo(ws_ + "/trap/.git");
-  fs::create_directory_symlink("/proc", ws_ + "/trap/.git/hooks");
-  fs::create_symlink("/proc/self/status", ws_ + "/trap/.git/config");
-  SandboxSpec trap = BuildSpec(config::SandboxSettings(), {ws_}, home_);
-  ProtectRepositories({ws_ + "/trap/.git"}, false, &trap);
-  for (const std::string& p : trap.read_only)
-    EXPECT_FALSE(p.starts_with("/proc")) << p;
-  // With allow_git_config the config stays writable; the hooks never do.
-  SandboxSpec allowed = BuildSpec(config::SandboxSettings(), {ws_}, home_);
-  ProtectRepositories({ws_ + "/clone/.git"}, true, &allowed);
-  EXPECT_TRUE(Has(allowed.missing_dirs, ws_ + "/clone/.git/hooks"));
-  EXPECT_FALSE(Has(allowed.read_only, ws_ + "/clone/.git/config"));
 }
 
 }  // namespace

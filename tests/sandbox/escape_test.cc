@@ -259,7 +259,8 @@ TEST_P(Escape, ProtectedGitNamesAndStartupFiles) {
 // The repositories below the workspace root: a nested clone, a submodule (its .git a file
 // naming its folder in the root's .git/modules) and a worktree (its folder names, in
 // commondir, the repository that holds the hooks). Their hooks run outside the sandbox on the
-// next commit or checkout there, as surely as the root's.
+// next commit or checkout there, as surely as the root's. (Their config is not protected:
+// ProtectRepositories in spec.h says why.)
 TEST_P(Escape, HooksOfNestedRepositoriesSubmodulesAndWorktrees) {
   if (landlock())
     GTEST_SKIP()
@@ -292,16 +293,12 @@ TEST_P(Escape, HooksOfNestedRepositoriesSubmodulesAndWorktrees) {
   };
   ExpectBlocked("echo 'touch pwned' > libs/clone/.git/hooks/pre-commit && echo MADE", "MADE",
                 no_hook(ws_ + "/libs/clone/.git/hooks"));
-  ExpectBlocked("echo '[core] hooksPath = /tmp' >> libs/clone/.git/config && echo CHANGED",
-                "CHANGED");
   ExpectBlocked(
       "mkdir -p sub/.git/hooks && echo 'touch pwned' > sub/.git/hooks/pre-commit && "
       "echo MADE",
       "MADE", [&] { fs::remove_all(ws_ + "/sub/.git/hooks"); });
   ExpectBlocked("echo 'touch pwned' > .git/modules/mod/hooks/pre-commit && echo MADE", "MADE",
                 no_hook(ws_ + "/.git/modules/mod/hooks"));
-  ExpectBlocked("echo '[core] fsmonitor = x' >> .git/modules/mod/config && echo CHANGED",
-                "CHANGED");
   ExpectBlocked("echo 'touch pwned' > " + dir_ + "/extra/main/.git/hooks/pre-commit && echo MADE",
                 "MADE", no_hook(dir_ + "/extra/main/.git/hooks"));
   // Everything else in them stays writable: git itself works there.
