@@ -99,6 +99,9 @@ struct Search {
       Visit(sub, levels - 1, false);
   }
 
+  // Changed within 2 s of now: see Dir::racy.
+  bool Racy(const Stamp& s) const { return now_ns - std::max(s.mtime_ns, s.ctime_ns) < kRacyNs; }
+
   void List(Dir* dir, bool place) {
     int flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK | (place ? 0 : O_NOFOLLOW);
     int fd = open(dir->path.c_str(), flags);
@@ -110,14 +113,14 @@ struct Search {
       if (fd >= 0) close(fd);
       if (lstat(dir->path.c_str(), &st) == 0) {
         dir->stamp = StampOf(st);
-        dir->racy = now_ns - std::max(dir->stamp.mtime_ns, dir->stamp.ctime_ns) < kRacyNs;
+        dir->racy = Racy(dir->stamp);
       } else {
         dir->racy = true;
       }
       return;
     }
     dir->stamp = StampOf(st);
-    dir->racy = now_ns - std::max(dir->stamp.mtime_ns, dir->stamp.ctime_ns) < kRacyNs;
+    dir->racy = Racy(dir->stamp);
     std::unique_ptr<DIR, DirCloser> d(fdopendir(fd));
     if (!d) {
       close(fd);

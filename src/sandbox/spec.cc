@@ -99,10 +99,7 @@ void ProtectGitName(const std::string& path, bool dir, const std::vector<std::st
   if (real.empty() || stat(real.c_str(), &st) != 0 ||
       (dir ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode)))
     return;
-  bool inside = false;
-  for (const std::string& w : writable)
-    inside = inside || util::IsPathInside(real, w);
-  if (inside) AddUnique(&spec->read_only, real);
+  if (InsideAny(real, writable)) AddUnique(&spec->read_only, real);
 }
 
 // A repository's folder (real path): its hooks are never writable, and its config only when
@@ -113,6 +110,7 @@ void ProtectGitDir(const std::string& git, bool allow_git_config, SandboxSpec* s
 }
 
 // The first line of a small regular file that starts with `key`, without it; empty if none.
+// Not util::ReadFirstLine: a command may have made the file a link or a FIFO (which would block).
 std::string LineAfter(const std::string& file, const std::string& key) {
   util::UniqueFd fd(open(file.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
   struct stat st;
