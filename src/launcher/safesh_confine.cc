@@ -7,8 +7,10 @@
 // FD is a Landlock ruleset safesh built outside (landlock.h): read everything, write only the
 // writable roots and harmless devices, no TCP without network, no abstract UNIX sockets or
 // signals outside the sandbox. Its rules name host inodes, which bubblewrap's binds keep. What
-// bubblewrap made anew inside (the /dev/pts instance and the /dev/shm folder) has no host
-// inode, so its rules are added here, in the sandbox's own view of the file system.
+// bubblewrap made anew inside (the /dev/pts instance, the /dev/shm tmpfs, and /tmp and
+// /var/tmp when they are a tmpfs) has no host inode, so its rules are added here, in the
+// sandbox's own view of the file system. safesh runs it from a descriptor (its path may be out
+// of sight inside): every descriptor above 2 is closed before the command starts.
 //
 // It fails closed: if any step fails, the command does not run (exit 126, with the reason).
 // It has no dependencies beyond libc and is linked statically, because it runs on every command.
@@ -68,11 +70,15 @@ int main(int argc, char** argv) {
   int fd = static_cast<int>(ruleset);
   AddRule(fd, "/dev/pts", DeviceFile(abi) | LANDLOCK_ACCESS_FS_READ_DIR);
   AddRule(fd, "/dev/shm", WritableTree(abi));
+  AddRule(fd, "/tmp", WritableTree(abi));
+  AddRule(fd, "/var/tmp", WritableTree(abi));
   // bubblewrap sets no-new-privileges already; it is what lets an unprivileged process
   // restrict itself, so it is asked for again rather than assumed.
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) Fail("no-new-privileges");
   if (syscall(SYS_landlock_restrict_self, fd, 0) != 0) Fail("landlock_restrict_self");
   if (close(fd) != 0) Fail("closing the ruleset");
+  // Its own executable's descriptor, and anything else bubblewrap left open.
+  if (syscall(SYS_close_range, 3u, ~0u, 0u) != 0) Fail("closing descriptors");
   execv(argv[3], argv + 3);
   Fail(argv[3]);
 }

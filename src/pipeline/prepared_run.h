@@ -24,6 +24,7 @@
 #include "pipeline/audit_trail.h"
 #include "pipeline/run_shell_command.h"
 #include "pipeline/validate.h"
+#include "sandbox/bwrap.h"
 #include "sandbox/spec.h"
 #include "util/unique_fd.h"
 
@@ -51,7 +52,7 @@ struct PreparedRun {
   std::unique_ptr<exec::Redactor> redactor;  // options.redactor
   exec::Spool spool;                         // options.spool_fd
   std::optional<ResolvedCwd> cwd;            // plan.cwd_fd
-  util::UniqueFd seccomp, ruleset;           // passed to the command (plan.pass_fds)
+  sandbox::SandboxFds fds;                   // passed to the command (plan.pass_fds)
   sandbox::SandboxSpec spec;                 // for advice on a failure
   std::string bwrap_path;                    // empty: not bubblewrap
   exec::CommandLimits limits;                // options.should_stop

@@ -24,8 +24,10 @@
 #include "sandbox/bwrap.h"
 #include "sandbox/doctor.h"
 #include "sandbox/landlock.h"
+#include "sandbox/private_tmp.h"
 #include "sandbox/scan_watch.h"
 #include "sandbox/spec.h"
+#include "util/file.h"
 #include "util/json_writer.h"
 
 namespace safesh::pipeline {
@@ -414,6 +416,29 @@ bool PrepareSteps(const RunContext& c, PreparedRun* run) {
     // spare the next `safesh run` one full search (which then saves its own).
     spec = sandbox::BuildSpec(c.settings.sandbox, roots, c.home,
                               state.empty() || c.long_lived ? "" : state + "/host-sockets");
+    // The sandbox's own temporary folders (sandbox/private_tmp.h), shared by the workspace's
+    // commands; a tmpfs for this command alone where there is no state folder to keep them in.
+    if (!state.empty()) {
+      sandbox::PrivateTemp temp;
+      if (!sandbox::MakePrivateTemp(state, util::RealPath(c.workspace), &temp, &error)) {
+        exec::RemoveSpool(&run->spool);
+        result.outcome = Outcome::kFailedToStart;
+        result.error = error;
+        return false;
+      }
+      spec.private_tmp = temp.tmp;
+      spec.private_var_tmp = temp.var_tmp;
+    }
+    // No larger than the memory limit (0: none).
+    uint64_t memory = c.settings.sandbox.memory_limit.value_or(exec::DefaultMemoryLimit());
+    if (memory > 0) {
+      spec.shm_bytes = std::min<uint64_t>(spec.shm_bytes, memory);
+      spec.tmp_bytes = std::min<uint64_t>(spec.tmp_bytes, memory);
+    }
+    // Temporary files go to the sandbox's /tmp, not to a host folder the caller's TMPDIR names
+    // (under bubblewrap; the Landlock launcher has no /tmp of its own: there, its folder).
+    exec::SetVar(&plan.env, "TMPDIR",
+                 landlock && !spec.private_tmp.empty() ? spec.private_tmp : "/tmp");
     // A launcher that commands could replace is not one to rely on (a workspace that holds
     // safesh's own build): the layer is dropped, and the reason says so.
     if (!confine.empty() && sandbox::InsideAny(confine, spec.writable)) {
@@ -438,8 +463,8 @@ bool PrepareSteps(const RunContext& c, PreparedRun* run) {
   }
   if (!bwrap_path.empty() || landlock) {
     bool ok = !bwrap_path.empty() ? sandbox::SandboxPlan(bwrap_path, spec, cwd.path, confine, &plan,
-                                                         &run->seccomp, &run->ruleset, &error)
-                                  : sandbox::LandlockPlan(spec, &plan, &run->ruleset, &error);
+                                                         &run->fds, &error)
+                                  : sandbox::LandlockPlan(spec, &plan, &run->fds.ruleset, &error);
     if (!ok) {
       result.outcome = Outcome::kFailedToStart;
       result.error = error;

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <cstring>
 
 #include "sandbox/landlock.h"
 #include "sandbox/seccomp.h"
@@ -15,18 +16,90 @@
 
 namespace safesh::sandbox {
 
+namespace {
+
+// Where each bind source comes from, in the order OpenBindSources opens them and BwrapArgs
+// binds them: the private temporary folders, the writable roots, the read-only paths, the
+// allowed sockets.
+struct Bind {
+  const std::string* source;
+  std::string dest;
+  bool read_only;
+};
+
+std::vector<Bind> Binds(const SandboxSpec& spec) {
+  std::vector<Bind> out;
+  if (!spec.private_tmp.empty()) out.push_back({&spec.private_tmp, "/tmp", false});
+  if (!spec.private_var_tmp.empty()) out.push_back({&spec.private_var_tmp, "/var/tmp", false});
+  for (const std::string& w : spec.writable)
+    out.push_back({&w, w, false});
+  for (const std::string& r : spec.read_only)
+    out.push_back({&r, r, true});
+  for (const std::string& s : spec.socket_binds)
+    out.push_back({&s, s, true});
+  return out;
+}
+
+}  // namespace
+
+bool OpenBindSources(const SandboxSpec& spec, BindSources* out, std::string* error) {
+  out->fds.clear();
+  for (const Bind& b : Binds(spec)) {
+    util::UniqueFd fd(util::OpenNoLinks(*b.source));
+    struct stat st;
+    if (!fd.valid() || fstat(fd.get(), &st) != 0) {
+      *error = "cannot open " + *b.source + " to bind it into the sandbox (" + strerror(errno) +
+               (errno == ELOOP ? "; it became a link while the sandbox was being built" : "") +
+               "); not running";
+      return false;
+    }
+    // A writable root or temporary folder is a folder; a read-only path a folder or a file; an
+    // allowed socket a socket or a folder. Anything else was swapped in since it was checked.
+    bool fits =
+        S_ISDIR(st.st_mode) || (b.read_only && (S_ISREG(st.st_mode) || S_ISSOCK(st.st_mode)));
+    if (!fits) {
+      *error = *b.source + " changed while the sandbox was being built (it is no longer a " +
+               (b.read_only ? "file or folder" : "folder") + "); not running";
+      return false;
+    }
+    out->fds.push_back(std::move(fd));
+  }
+  return true;
+}
+
 std::vector<std::string> BwrapArgs(const SandboxSpec& spec, const std::string& cwd, int seccomp_fd,
-                                   const std::vector<std::string>& inner) {
+                                   int first_bind_fd, const std::vector<std::string>& inner) {
   // As root bwrap keeps every capability unless told otherwise: mknod of a disk device or a
   // kernel module would then be an escape. The command gets none.
-  std::vector<std::string> a = {"--die-with-parent", "--unshare-pid", "--new-session", "--cap-drop",
-                                "ALL"};
+  std::vector<std::string> a = {
+      "--die-with-parent",    "--unshare-pid", "--unshare-ipc", "--unshare-uts",
+      "--unshare-cgroup-try", "--new-session", "--cap-drop",    "ALL"};
   if (!spec.network) a.push_back("--unshare-net");
-  a.insert(a.end(), {"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"});
-  for (const std::string& w : spec.writable)
-    a.insert(a.end(), {"--bind", w, w});
-  for (const std::string& r : spec.read_only)
-    a.insert(a.end(), {"--ro-bind", r, r});
+  // /proc/sys read-only: bubblewrap leaves it writable when it runs as root, and root's owner
+  // rights would then reach the host's kernel settings (kernel.core_pattern runs a program as
+  // root on the host). The kernel looks its entries up in the caller's namespaces, so the bind
+  // shows the sandbox's own host name and network settings, read-only.
+  a.insert(a.end(), {"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--ro-bind",
+                     "/proc/sys", "/proc/sys"});
+  a.insert(a.end(),
+           {"--perms", "1777", "--size", std::to_string(spec.shm_bytes), "--tmpfs", "/dev/shm"});
+  // The temporary folders before the roots: a root may lie inside the host's /tmp, and is then
+  // bound into the sandbox's own.
+  if (spec.private_tmp.empty())
+    a.insert(a.end(),
+             {"--perms", "1777", "--size", std::to_string(spec.tmp_bytes), "--tmpfs", "/tmp"});
+  if (spec.private_var_tmp.empty())
+    a.insert(a.end(),
+             {"--perms", "1777", "--size", std::to_string(spec.tmp_bytes), "--tmpfs", "/var/tmp"});
+  int next_fd = first_bind_fd;
+  for (const Bind& b : Binds(spec)) {
+    if (first_bind_fd >= 0) {
+      a.insert(a.end(),
+               {b.read_only ? "--ro-bind-fd" : "--bind-fd", std::to_string(next_fd++), b.dest});
+    } else {
+      a.insert(a.end(), {b.read_only ? "--ro-bind" : "--bind", *b.source, b.dest});
+    }
+  }
   // Before the blocked directories: a socket inside one is hidden with it, and once its tmpfs is
   // read-only no mount point could be made there.
   for (const std::string& s : spec.sockets)
@@ -70,7 +143,7 @@ std::string ProbeBwrap(const std::string& bwrap, bool network) {
   if (bwrap.empty()) return "bubblewrap (bwrap) is not installed: apt install bubblewrap";
   SandboxSpec spec;
   spec.network = network;
-  std::vector<std::string> args = BwrapArgs(spec, "/", -1, {"/bin/true"});
+  std::vector<std::string> args = BwrapArgs(spec, "/", -1, -1, {"/bin/true"});
   args.insert(args.begin(), bwrap);
   std::vector<char*> argv;
   for (std::string& s : args)
@@ -159,20 +232,31 @@ void ForgetProbe(const std::string& cache_file) {
 }
 
 bool SandboxPlan(const std::string& bwrap, const SandboxSpec& spec, const std::string& cwd,
-                 const std::string& confine, exec::LaunchPlan* plan, util::UniqueFd* seccomp,
-                 util::UniqueFd* ruleset, std::string* error) {
-  if (!BuildSeccompFilter(spec.network, seccomp, error)) return false;
-  // The filter reaches bwrap as descriptor 3 (the first of the plan's passed descriptors), the
-  // ruleset as 4, which bwrap leaves open for the command it starts: safesh-confine.
+                 const std::string& confine, exec::LaunchPlan* plan, SandboxFds* fds,
+                 std::string* error) {
+  if (!BuildSeccompFilter({spec.network, spec.unix_sockets}, &fds->seccomp, error)) return false;
+  // Descriptors as bwrap receives them: the filter 3, then (confined) the ruleset 4 and
+  // safesh-confine 5, then the bind sources. bwrap leaves the ruleset and safesh-confine's
+  // descriptor open for the command it starts, safesh-confine, which closes both.
   std::vector<std::string> inner = plan->argv;
   inner[0] = plan->program;
-  plan->pass_fds = {seccomp->get()};
+  plan->pass_fds = {fds->seccomp.get()};
   if (!confine.empty()) {
-    if (!BuildLandlockRuleset(spec, ruleset, error)) return false;
-    inner.insert(inner.begin(), {confine, "4", "--"});
-    plan->pass_fds.push_back(ruleset->get());
+    if (!BuildLandlockRuleset(spec, &fds->ruleset, error)) return false;
+    fds->confine.Reset(open(confine.c_str(), O_RDONLY | O_CLOEXEC));
+    if (!fds->confine.valid()) {
+      *error = "cannot open safesh-confine at " + confine + ": " + strerror(errno);
+      return false;
+    }
+    inner.insert(inner.begin(), {"/proc/self/fd/5", "4", "--"});
+    plan->pass_fds.push_back(fds->ruleset.get());
+    plan->pass_fds.push_back(fds->confine.get());
   }
-  std::vector<std::string> args = BwrapArgs(spec, cwd, 3, inner);
+  if (!OpenBindSources(spec, &fds->binds, error)) return false;
+  int first_bind_fd = 3 + static_cast<int>(plan->pass_fds.size());
+  for (const util::UniqueFd& fd : fds->binds.fds)
+    plan->pass_fds.push_back(fd.get());
+  std::vector<std::string> args = BwrapArgs(spec, cwd, 3, first_bind_fd, inner);
   args.insert(args.begin(), "bwrap");
   plan->program = bwrap;
   plan->argv = std::move(args);

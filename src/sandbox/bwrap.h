@@ -11,24 +11,47 @@
 
 namespace safesh::sandbox {
 
+// The sources of the mounts that lie where a command could change them (the writable roots,
+// the read-only paths inside them, the private temporary folders, the allowed sockets), each
+// opened once with O_PATH after the spec was built, walking the path one component at a time
+// and refusing any link. bubblewrap then binds the descriptor (--bind-fd, --ro-bind-fd), not
+// the path: a command that swaps a folder for a link to /proc between the check and the mount
+// changes nothing, and if it did so before the open, the open fails and nothing runs. bubblewrap
+// closes each descriptor once it is mounted, so the command never holds one (reopening an
+// O_PATH descriptor of a read-only bind through /proc/self/fd would reach the writable mount).
+struct BindSources {
+  std::vector<util::UniqueFd> fds;  // in the order BwrapArgs binds them
+};
+bool OpenBindSources(const SandboxSpec& spec, BindSources* out, std::string* error);
+
 // bwrap's arguments (without the program) to run `inner` (an argv) under `spec`, in `cwd`
 // (a path inside the sandbox), with the seccomp filter read from descriptor `seccomp_fd`
-// (-1: none). Each step:
+// (-1: none) and the bind sources (OpenBindSources) from descriptor `first_bind_fd` on
+// (-1: bound by path, as only the probe, on an empty spec, and the race test's unprotected
+// control do). Each step:
 //   --die-with-parent       the sandbox dies with the guard
 //   --unshare-pid           its own PID namespace: when it ends, every process in it dies
+//   --unshare-ipc           its own System V IPC and POSIX message queues (the host's shared
+//                           memory segments are out of reach)
+//   --unshare-uts           its own host name (sethostname cannot reach the host's)
+//   --unshare-cgroup-try    its own view of the cgroup tree, where the kernel has one
 //   --new-session           no controlling terminal inside (TIOCSTI)
 //   --cap-drop ALL          no capabilities, even when safesh runs as root
 //   --unshare-net           unless the network is allowed
 //   --ro-bind / /           everything read-only ...
 //   --dev /dev, --proc /proc  a fresh /dev and a /proc of the namespace (no host processes)
-//   --bind W W              ... but the writable roots
-//   --ro-bind R R           ... and read-only paths inside them again
-//   --ro-bind /dev/null S   host UNIX sockets (connect() is refused)
+//   --size N --tmpfs /dev/shm  a /dev/shm of its own, sized
+//   --bind-fd T /tmp, /var/tmp  the sandbox's own temporary folders (private_tmp.h), or a
+//                           sized tmpfs
+//   --bind-fd W W           ... but the writable roots
+//   --ro-bind-fd R R        ... and read-only paths inside them again
+//   --ro-bind-fd S S        allowed sockets that lie in the host's temporary folders
+//   --ro-bind /dev/null S   host UNIX sockets (connect() is refused), when any may be made
 //   --ro-bind /dev/null F   blocked files
 //   --tmpfs D --remount-ro D  blocked directories: empty and read-only
 //   --seccomp FD            the filter, applied to the command
 std::vector<std::string> BwrapArgs(const SandboxSpec& spec, const std::string& cwd, int seccomp_fd,
-                                   const std::vector<std::string>& inner);
+                                   int first_bind_fd, const std::vector<std::string>& inner);
 
 // bwrap's path (/usr/bin/bwrap, /bin/bwrap, or from PATH); empty when it is not installed.
 std::string FindBwrap();
@@ -46,14 +69,24 @@ std::string ProbeBwrapCached(const std::string& bwrap, const std::string& cache_
 // Forgets a remembered answer (when bubblewrap failed although the cache said it works).
 void ForgetProbe(const std::string& cache_file);
 
+// What a sandboxed plan holds open until the command has started.
+struct SandboxFds {
+  util::UniqueFd seccomp;  // the filter, descriptor 3 in bwrap
+  util::UniqueFd ruleset;  // the Landlock ruleset, descriptor 4, when confined
+  util::UniqueFd confine;  // safesh-confine itself, executed through /proc/self/fd
+  BindSources binds;       // the mount sources, from descriptor 4 or 6 on
+};
+
 // Turns an unsandboxed plan (bash -c ...) into one that runs it under bwrap. The plan's cwd
 // descriptor stays the guard's starting point; `cwd` is the same directory's path, which the
 // sandbox changes to. With `confine` (safesh-confine's path), bwrap starts the command through
-// it with a Landlock ruleset for `spec` (descriptor 4), a second layer under the mounts. False
-// with a message when the seccomp filter or the ruleset cannot be built; their descriptors are
-// kept in *seccomp and *ruleset (they must stay open until the command has started).
+// it with a Landlock ruleset for `spec` (descriptor 4), a second layer under the mounts:
+// executed from a descriptor opened here, since its path may be out of sight in the sandbox
+// (a build in the host's /tmp). False with a message when the seccomp filter, the ruleset or a
+// bind source cannot be had; the descriptors are kept in *fds (they must stay open until the
+// command has started).
 bool SandboxPlan(const std::string& bwrap, const SandboxSpec& spec, const std::string& cwd,
-                 const std::string& confine, exec::LaunchPlan* plan, util::UniqueFd* seccomp,
-                 util::UniqueFd* ruleset, std::string* error);
+                 const std::string& confine, exec::LaunchPlan* plan, SandboxFds* fds,
+                 std::string* error);
 
 }  // namespace safesh::sandbox

@@ -108,7 +108,7 @@ Diagnosis Diagnose(const std::string& bwrap) {
   {
     util::UniqueFd filter;
     std::string error;
-    seccomp_ok = BuildSeccompFilter(false, &filter, &error) && prctl(PR_GET_SECCOMP) >= 0;
+    seccomp_ok = BuildSeccompFilter({}, &filter, &error) && prctl(PR_GET_SECCOMP) >= 0;
     if (error.empty() && !seccomp_ok) error = "the kernel has no seccomp filters";
     d.layers.push_back(
         {"seccomp", seccomp_ok, seccomp_ok ? "filters can be built and loaded" : error});

@@ -289,8 +289,15 @@ bool Load(const std::string& file, const std::string& key, Seen* seen) {
 }  // namespace
 
 std::vector<SocketPlace> HostSocketPlaces(const std::string& home) {
-  std::vector<SocketPlace> places = {{"/run", 64}, {"/tmp", 2}, {"/var/tmp", 2}, {"/dev/shm", 2}};
-  if (const char* t = std::getenv("TMPDIR"); t != nullptr && t[0] == '/') places.push_back({t, 2});
+  // Not /tmp, /var/tmp or /dev/shm: the sandbox has its own (private_tmp.h), so the host's
+  // sockets there are out of sight already. $TMPDIR only where it lies elsewhere.
+  std::vector<SocketPlace> places = {{"/run", 64}};
+  if (const char* t = std::getenv("TMPDIR"); t != nullptr && t[0] == '/') {
+    std::string r = util::RealPath(t);
+    if (!r.empty() && !util::IsPathInside(r, "/tmp") && !util::IsPathInside(r, "/var/tmp") &&
+        !util::IsPathInside(r, "/dev/shm"))
+      places.push_back({r, 2});
+  }
   if (!home.empty()) {
     for (const char* rel : {".docker", ".colima", ".lima", ".orbstack", ".rd", ".1password",
                             ".local/share/containers"}) {

@@ -2,6 +2,12 @@
 // user's D-Bus and systemd managers, docker, ssh-agent, X11) that a sandboxed command could
 // otherwise connect to and ask to run something for it.
 //
+// By default the sandbox needs none of this: seccomp refuses socket(AF_UNIX) (seccomp.h), so no
+// socket is reachable whatever its path. This search is the fallback for a person who names
+// sockets in [sandbox] allow_unix_sockets, which lets commands make AF_UNIX sockets: every other
+// socket found is then masked. It is only as good as the places it looks in and its limit, and
+// the result says when it stopped short.
+//
 // A read-only mount does not stop connect(2): the kernel refuses writes to regular files,
 // directories and links on a read-only file system, not to sockets. Landlock (up to ABI 7) does
 // not cover connecting to a socket by path either. So the sandbox masks each socket it finds
@@ -23,8 +29,8 @@ struct SocketScan {
 };
 
 // Where host sockets are looked for: /run (every depth, as /var/run is usually a link to it),
-// the temporary folders (/tmp, /var/tmp, $TMPDIR, /dev/shm) two levels down (tmux-UID/default,
-// .X11-unix/X0, ssh-XXXX/agent.N: deeper would cost every command more than it finds), and the
+// $TMPDIR two levels down when it is not in the host's temporary folders (the sandbox has its
+// own /tmp, /var/tmp and /dev/shm, so the host's are out of sight), and the
 // places in `home` where container engines and agents keep theirs (~/.docker, ~/.colima, ~/.lima,
 // ~/.orbstack, ~/.rd, ~/.1password, ~/.local/share/containers).
 struct SocketPlace {

@@ -19,9 +19,19 @@ namespace {
 
 using namespace landlock_abi;
 
-bool AddPath(int ruleset, const std::string& path, uint64_t access, std::string* error) {
-  util::UniqueFd fd(open(path.c_str(), O_PATH | O_CLOEXEC));
-  if (!fd.valid()) return true;  // a path that does not exist needs no rule
+// A rule for `path`. A writable root (`checked`) is opened without following any link, as a
+// bind source is (bwrap.h): a command could have swapped it for a link to /etc since it was
+// checked, and the rule would then grant writes there. A path that does not exist needs no rule.
+bool AddPath(int ruleset, const std::string& path, uint64_t access, std::string* error,
+             bool checked = false) {
+  util::UniqueFd fd(checked ? util::OpenNoLinks(path) : open(path.c_str(), O_PATH | O_CLOEXEC));
+  if (!fd.valid() && checked && errno != ENOENT) {
+    *error = "cannot open " + path + " for its Landlock rule (" + strerror(errno) +
+             (errno == ELOOP ? "; it became a link while the sandbox was being built" : "") +
+             "); not running";
+    return false;
+  }
+  if (!fd.valid()) return true;
   landlock_path_beneath_attr rule{};
   rule.allowed_access = access;
   rule.parent_fd = fd.get();
@@ -62,7 +72,10 @@ bool BuildLandlockRuleset(const SandboxSpec& spec, util::UniqueFd* ruleset, std:
   if (!AddPath(fd.get(), "/", kRead, error)) return false;
   uint64_t writable = WritableTree(abi);
   for (const std::string& w : spec.writable) {
-    if (!AddPath(fd.get(), w, writable, error)) return false;
+    if (!AddPath(fd.get(), w, writable, error, true)) return false;
+  }
+  for (const std::string* t : {&spec.private_tmp, &spec.private_var_tmp}) {
+    if (!t->empty() && !AddPath(fd.get(), *t, writable, error, true)) return false;
   }
   for (const char* dev :
        {"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx", "/dev/pts"}) {
@@ -90,7 +103,7 @@ bool LandlockPlan(const SandboxSpec& spec, exec::LaunchPlan* plan, util::UniqueF
                   std::string* error) {
   if (!BuildLandlockRuleset(spec, ruleset, error)) return false;
   util::UniqueFd filter;
-  if (!BuildSeccompFilter(spec.network, &filter, error)) return false;
+  if (!BuildSeccompFilter({spec.network, spec.unix_sockets}, &filter, error)) return false;
   std::string bpf, ignored;
   if (!util::ReadToEnd(filter.get(), "the seccomp filter", &bpf, &ignored) || bpf.empty()) {
     *error = "cannot read the seccomp filter back: " + ignored;

@@ -7,9 +7,11 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <memory>
+#include <string_view>
 
 namespace safesh::sandbox {
 namespace {
@@ -60,9 +62,29 @@ constexpr const char* kDenied[] = {
     "adjtimex",  // the system clock (reading the time itself goes through clock_gettime)
 };
 
+// The calls that can give a file a mode, and which of their arguments is the mode.
+struct ModeArg {
+  const char* name;
+  unsigned arg;
+};
+constexpr ModeArg kModeSetters[] = {
+    {"chmod", 1},  {"fchmod", 1}, {"fchmodat", 2}, {"fchmodat2", 2}, {"open", 2},
+    {"openat", 3}, {"creat", 1},  {"mknod", 1},    {"mknodat", 2},
+};
+
+// fchmodat2 (Linux 6.6) is newer than Debian 12's libseccomp, which cannot name it; its number
+// is the same on every architecture that uses the common system call table.
+int ResolveSyscall(const char* name) {
+  int nr = seccomp_syscall_resolve_name(name);
+#if defined(__x86_64__) || defined(__aarch64__)
+  if (nr == __NR_SCMP_ERROR && std::string_view(name) == "fchmodat2") nr = 452;
+#endif
+  return nr;
+}
+
 }  // namespace
 
-bool BuildSeccompFilter(bool network, util::UniqueFd* out, std::string* error) {
+bool BuildSeccompFilter(const SeccompOptions& options, util::UniqueFd* out, std::string* error) {
   std::unique_ptr<void, CtxDeleter> ctx(seccomp_init(SCMP_ACT_ALLOW));
   if (!ctx) {
     *error = "cannot create a seccomp filter";
@@ -87,7 +109,27 @@ bool BuildSeccompFilter(bool network, util::UniqueFd* out, std::string* error) {
     rc = seccomp_rule_add_array(ctx.get(), SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ioctl), 1, &cmp);
     if (rc != 0) return fail("ioctl", rc);
   }
-  if (!network) {
+  // Setuid and setgid bits: each bit on its own, as "any of them set" is two masked compares.
+  for (const ModeArg& m : kModeSetters) {
+    int nr = ResolveSyscall(m.name);
+    if (nr == __NR_SCMP_ERROR) continue;
+    for (scmp_datum_t bit :
+         {static_cast<scmp_datum_t>(S_ISUID), static_cast<scmp_datum_t>(S_ISGID)}) {
+      scmp_arg_cmp cmp{m.arg, SCMP_CMP_MASKED_EQ, bit, bit};
+      if ((rc = seccomp_rule_add_array(ctx.get(), SCMP_ACT_ERRNO(EPERM), nr, 1, &cmp)) != 0)
+        return fail(m.name, rc);
+    }
+  }
+  if (int nr = seccomp_syscall_resolve_name("openat2"); nr != __NR_SCMP_ERROR) {
+    if ((rc = seccomp_rule_add(ctx.get(), SCMP_ACT_ERRNO(ENOSYS), nr, 0)) != 0)
+      return fail("openat2", rc);
+  }
+  if (!options.unix_sockets) {
+    scmp_arg_cmp cmp{0, SCMP_CMP_EQ, static_cast<scmp_datum_t>(AF_UNIX), 0};
+    rc = seccomp_rule_add_array(ctx.get(), SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socket), 1, &cmp);
+    if (rc != 0) return fail("socket", rc);
+  }
+  if (!options.network) {
     for (int family : {AF_INET, AF_INET6, AF_PACKET}) {
       scmp_arg_cmp cmp{0, SCMP_CMP_EQ, static_cast<scmp_datum_t>(family), 0};
       rc = seccomp_rule_add_array(ctx.get(), SCMP_ACT_ERRNO(EAFNOSUPPORT), SCMP_SYS(socket), 1,

@@ -8,13 +8,25 @@
 
 namespace safesh::sandbox {
 
+// What the filter lets a command do beyond the fixed refusals below.
+struct SeccompOptions {
+  bool network = false;       // socket(AF_INET, AF_INET6, AF_PACKET)
+  bool unix_sockets = false;  // socket(AF_UNIX); socketpair(AF_UNIX) is always allowed
+};
+
 // Compiles the filter (libseccomp) to BPF in a sealed memory file, positioned at its start, as
-// bwrap --seccomp reads it. Refused with EPERM: ioctl TIOCSTI and TIOCLINUX (typing into a
-// terminal), io_uring, ptrace and process_vm_readv/writev, keyctl/add_key/request_key, bpf,
-// perf_event_open, userfaultfd, kexec, the mount family, kernel modules, reboot, raw I/O ports,
-// swap and setting the clock. With `network` false, socket() for AF_INET, AF_INET6 and AF_PACKET
-// fails with EAFNOSUPPORT too (the network namespace is the first layer). False with a message when
-// the filter cannot be built.
-bool BuildSeccompFilter(bool network, util::UniqueFd* out, std::string* error);
+// bwrap --seccomp reads it. Refused with EPERM:
+//   - ioctl TIOCSTI and TIOCLINUX (typing into a terminal), io_uring, ptrace and
+//     process_vm_readv/writev, keyctl/add_key/request_key, bpf, perf_event_open, userfaultfd,
+//     kexec, the mount family, kernel modules, reboot, raw I/O ports, swap, setting the clock;
+//   - setting a setuid or setgid bit: chmod, fchmod, fchmodat, fchmodat2, and open, openat,
+//     creat, mknod, mknodat with such a mode (a file left setuid in a shared folder is a way to
+//     another user's rights, root's for a command root started); openat2, whose mode the filter
+//     cannot read, fails with ENOSYS, so callers fall back to openat;
+//   - unless `unix_sockets`, socket(AF_UNIX): no host UNIX socket can then be reached, wherever
+//     it lies, and none has to be found first (socketpair, which reaches nothing, still works).
+// Unless `network`, socket() for AF_INET, AF_INET6 and AF_PACKET fails with EAFNOSUPPORT too (the
+// network namespace is the first layer). False with a message when the filter cannot be built.
+bool BuildSeccompFilter(const SeccompOptions& options, util::UniqueFd* out, std::string* error);
 
 }  // namespace safesh::sandbox

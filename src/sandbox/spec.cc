@@ -196,9 +196,8 @@ SandboxSpec BuildSpec(const config::SandboxSettings& settings,
   std::vector<std::string> writable = roots;
   for (const std::string& p : settings.writable_paths)
     writable.push_back(Expand(p, home, base));
-  writable.push_back("/tmp");
-  writable.push_back("/var/tmp");
-  if (const char* t = getenv("TMPDIR"); t != nullptr && t[0] == '/') writable.push_back(t);
+  // Not /tmp, /var/tmp or $TMPDIR: the sandbox has temporary folders of its own (private_tmp.h),
+  // and the host's are where other programs keep their sockets and files.
   if (!home.empty()) writable.push_back(home + "/.cache");
   for (const std::string& w : writable) {
     std::string r = util::RealPath(w);
@@ -238,12 +237,26 @@ SandboxSpec BuildSpec(const config::SandboxSettings& settings,
 
   // Sockets of the host: without the network namespace's help (it only separates abstract
   // ones), a read-only or writable bind leaves them connectable.
+  // By default none is needed: socket(AF_UNIX) is refused (seccomp.h), so no host socket is
+  // reachable, wherever it is. Naming one in allow_unix_sockets lets commands make sockets, and
+  // then every other host socket found is masked.
   std::vector<std::string> allowed;
   for (const std::string& p : settings.allow_unix_sockets)
     allowed.push_back(Expand(p, home, base));
-  SocketScan sockets = FindHostSocketsCached(HostSocketPlaces(home), allowed, socket_cache);
-  spec.sockets = std::move(sockets.sockets);
-  spec.sockets_truncated = sockets.truncated;
+  spec.unix_sockets = !allowed.empty();
+  if (spec.unix_sockets) {
+    SocketScan sockets = FindHostSocketsCached(HostSocketPlaces(home), allowed, socket_cache);
+    spec.sockets = std::move(sockets.sockets);
+    spec.sockets_truncated = sockets.truncated;
+    // One in the host's temporary folders (ssh-agent's /tmp/ssh-XXXX/agent.N) is out of sight
+    // behind the sandbox's own: bound in at its path.
+    for (const std::string& a : allowed) {
+      std::string r = util::RealPath(a);
+      if (!r.empty() && (util::IsPathInside(r, "/tmp") || util::IsPathInside(r, "/var/tmp")) &&
+          r != "/tmp" && r != "/var/tmp")
+        AddUnique(&spec.socket_binds, r);
+    }
+  }
 
   // A blocked path that does not exist yet, where a command could create it (inside a writable
   // root: ~/.ssh when the home folder is writable), gets its first missing component masked, as

@@ -2,6 +2,7 @@
 // settings and the workspace (BuildSpec), turned into a bubblewrap command line (bwrap.h).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -22,7 +23,24 @@ struct SandboxSpec {
   // put in their place so that the command cannot create them.
   std::vector<std::string> missing_dirs;
   std::vector<std::string> missing_files;
+  // The sandbox's own /tmp and /var/tmp (private_tmp.h): host folders that only this user can
+  // reach, bound over the host's. Empty: a fresh tmpfs of `tmp_bytes` for this command alone.
+  std::string private_tmp, private_var_tmp;
+  uint64_t tmp_bytes = 256ULL << 20;
+  // /dev/shm is always a tmpfs of its own, of this size: what a command writes there is memory,
+  // and must not escape the command's memory limit through the host's /dev/shm.
+  uint64_t shm_bytes = 256ULL << 20;
+  // Whether the command may make AF_UNIX sockets of its own. Off (the default, when
+  // [sandbox] allow_unix_sockets names nothing), seccomp refuses socket(AF_UNIX): no host
+  // socket is reachable, wherever it lies, without searching for any (socketpair still works).
+  // On, the host sockets the search finds are masked (below), which is only as good as the
+  // search.
+  bool unix_sockets = false;
+  // The allowed sockets (or their folders) that lie in the host's /tmp or /var/tmp, which the
+  // sandbox does not see: bound at their own paths.
+  std::vector<std::string> socket_binds;
   // Host UNIX sockets (host_sockets.h), masked like blocked files so that connect() is refused.
+  // Searched for only when unix_sockets is on.
   std::vector<std::string> sockets;
   // The socket search stopped at its limit: say so in the result's reason.
   bool sockets_truncated = false;
@@ -39,13 +57,15 @@ std::vector<std::string> DefaultBlockedPaths(const std::string& home);
 std::vector<std::string> ShellStartupFiles(const std::string& home);
 
 // Builds the spec for commands in `roots` (the workspace first; absolute, existing):
-//   writable: the roots, [sandbox] writable_paths, /tmp, /var/tmp, $TMPDIR, ~/.cache;
+//   writable: the roots, [sandbox] writable_paths, ~/.cache (and the private temporary
+//     folders, which the caller sets: private_tmp.h);
 //   read-only: [sandbox] read_only_paths, .git/config of each root (unless allow_git_config),
 //     the shell start-up files in the home folder;
 //   blocked: the defaults and the [sandbox] blocked_paths that are paths (those that exist) or
 //     path globs (what glob(3) finds; as in the shell, `*` does not match a leading dot);
 //     the blocked names are added by the scan (AddBlockedMatches);
-//   sockets: the host's UNIX sockets (host_sockets.h), but [sandbox] allow_unix_sockets;
+//   sockets: none can be made unless [sandbox] allow_unix_sockets names some; then the host's
+//     UNIX sockets (host_sockets.h) but those are masked;
 //   missing: .git/hooks (and .git/config) of each root that has a .git directory (those of the
 //     repositories below the roots: ProtectRepositories), and start-up files that do not exist
 //     yet, wherever they lie inside a writable root.

@@ -177,8 +177,7 @@ pipeline::RunResult Session::StartBackground(const pipeline::RunRequest& request
   if (!p->exec->Start(run.plan, run.options))
     return pipeline::FinishRun(&run, p->exec->Finish(), context_);
   // The guard has its own copies of what the command inherits.
-  run.seccomp.Reset();
-  run.ruleset.Reset();
+  run.fds = sandbox::SandboxFds();
   run.cwd.reset();
   StepUntil(p->exec.get(), Clock::now() + kStartWait, /*until_started=*/true);
   if (!p->exec->started() && p->exec->done())

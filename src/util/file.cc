@@ -101,4 +101,39 @@ bool IsPathInside(const std::string& path, const std::string& dir) {
          path[base.size()] == '/';
 }
 
+int OpenNoLinks(const std::string& path) {
+  if (path.empty() || path[0] != '/') {
+    errno = EINVAL;
+    return -1;
+  }
+  int fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  size_t start = 1;
+  while (fd >= 0 && start < path.size()) {
+    size_t end = path.find('/', start);
+    if (end == std::string::npos) end = path.size();
+    std::string name = path.substr(start, end - start);
+    start = end + 1;
+    if (name.empty()) continue;
+    if (name == "." || name == "..") {
+      close(fd);
+      errno = EINVAL;
+      return -1;
+    }
+    // O_NOFOLLOW with O_PATH opens a link itself rather than failing: check what was opened.
+    int next = openat(fd, name.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC);
+    int saved = errno;
+    close(fd);
+    fd = next;
+    struct stat st;
+    if (fd < 0) {
+      errno = saved;
+    } else if (fstat(fd, &st) != 0 || S_ISLNK(st.st_mode)) {
+      close(fd);
+      fd = -1;
+      errno = ELOOP;
+    }
+  }
+  return fd;
+}
+
 }  // namespace safesh::util

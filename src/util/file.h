@@ -25,6 +25,13 @@ bool WriteAll(int fd, std::string_view data);
 // `path` with every link resolved (realpath(3)); empty when it does not exist.
 std::string RealPath(const std::string& path);
 
+// Opens `path` (absolute, normalised: no "." or ".." components) with O_PATH, walking it one
+// component at a time from / and refusing any link on the way, the last component included:
+// what it returns is what lies at exactly that path now. -1 with errno (ELOOP for a link) when
+// it cannot. For mount sources and Landlock rules, which must be the thing that was checked,
+// not what a link swapped in since points to.
+int OpenNoLinks(const std::string& path);
+
 // Whether `path` is `dir` or lies below it (both absolute and normalised; "/" holds everything).
 bool IsPathInside(const std::string& path, const std::string& dir);
 

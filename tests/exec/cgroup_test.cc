@@ -2,6 +2,7 @@
 // this user may make one) making, configuring, joining, reading what was hit, killing and
 // removing it, and sweeping those left by a killed safesh.
 #include "exec/cgroup.h"
+#include "support/requires.h"
 
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -62,8 +63,9 @@ class LiveCgroup : public ::testing::Test {
  protected:
   void SetUp() override {
     parent_ = FindCgroupParent(true, true);
-    if (parent_.version == 0)
-      GTEST_SKIP() << "no cgroup with pids and memory can be made here: " << parent_.why_not;
+    if (parent_.version == 0) {
+      SAFESH_SKIP_MISSING("no cgroup with pids and memory can be made here: " << parent_.why_not);
+    }
   }
 
   // Forks a process that joins `cg` (as the guard's child does) and then runs `body`; its exit

@@ -1,6 +1,7 @@
 // A command's resource limits (exec/limits.h): the way chosen, what goes into the plan, and the
 // watch that stops a command at its limit, through Execute with real processes.
 #include "exec/limits.h"
+#include "support/requires.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -109,7 +110,9 @@ TEST_F(LimitedRun, CountingProcessesStopsACommandAtTheCap) {
 
 TEST_F(LimitedRun, ACgroupHoldsTheCommandAndIsRemovedAfter) {
   CgroupParent parent = FindCgroupParent(true, true);
-  if (parent.version == 0) GTEST_SKIP() << "no cgroup can be made here: " << parent.why_not;
+  if (parent.version == 0) {
+    SAFESH_SKIP_MISSING("no cgroup can be made here: " << parent.why_not);
+  }
   CommandLimits l;
   PrepareLimits({64, 256 << 20}, "", &l);
   ASSERT_EQ(l.via, parent.version == 2 ? "cgroup2" : "cgroup1") << l.reason;
@@ -131,7 +134,9 @@ TEST_F(LimitedRun, ACgroupHoldsTheCommandAndIsRemovedAfter) {
 
 TEST_F(LimitedRun, ACgroupThatCannotBeMadeFallsBackToRlimitsAndSaysWhy) {
   CgroupParent parent = FindCgroupParent(true, true);
-  if (parent.version == 0) GTEST_SKIP() << "no cgroup can be made here: " << parent.why_not;
+  if (parent.version == 0) {
+    SAFESH_SKIP_MISSING("no cgroup can be made here: " << parent.why_not);
+  }
   // pids.max refuses more than the kernel's largest pid_max (the settings do too).
   CommandLimits l;
   PrepareLimits({5000000, 256 << 20}, "", &l);

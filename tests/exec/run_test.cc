@@ -1,6 +1,7 @@
 // The execution core through RunShellCommand, as the CLI, the MCP server and library users call
 // it: real bash, real processes, checked in /proc.
 #include "pipeline/run_shell_command.h"
+#include "support/requires.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -208,7 +209,9 @@ TEST_F(Run, RequiredSandboxRefusesWithoutOne) {
 
 TEST_F(Run, WithoutBubblewrapLandlockTakesOverAndSaysWhatItCannotDo) {
   std::string why;
-  if (sandbox::LandlockAbi(&why) < 1) GTEST_SKIP() << why;
+  if (sandbox::LandlockAbi(&why) < 1) {
+    SAFESH_SKIP_MISSING(why);
+  }
   context_.bwrap = dir_ + "/no-such-bwrap";
   context_.settings.sandbox.shell = "required";
   RunResult r = Go("echo x > /etc/safesh-landlock-test 2>&1; echo in-workspace > ok && cat ok");

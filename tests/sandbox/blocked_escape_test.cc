@@ -15,6 +15,7 @@
 #include "exec/env.h"
 #include "pipeline/run_shell_command.h"
 #include "sandbox/bwrap.h"
+#include "support/requires.h"
 #include "support/subprocess.h"
 
 namespace safesh::sandbox {
@@ -29,7 +30,9 @@ class BlockedNamesEscape : public ::testing::Test {
  protected:
   void SetUp() override {
     std::string why = ProbeBwrap(FindBwrap(), false);
-    if (!why.empty()) GTEST_SKIP() << why;
+    if (!why.empty()) {
+      SAFESH_SKIP_MISSING(why);
+    }
     char t[] = "/tmp/safesh-blocked-XXXXXX";
     ASSERT_NE(mkdtemp(t), nullptr);
     dir_ = t;

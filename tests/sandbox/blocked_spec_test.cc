@@ -52,7 +52,9 @@ TEST_F(BlockedSpec, TheRootsAreTheWorkspaceAndTheConfiguredPathsNotTheTempFolder
   std::vector<std::string> plain = BlockedScanRoots(config::SandboxSettings(), {ws_}, home_);
   EXPECT_EQ(plain, std::vector<std::string>{ws_});
   SandboxSpec spec = BuildSpec(config::SandboxSettings(), {ws_}, home_);
-  EXPECT_TRUE(Has(spec.writable, "/tmp"));
+  // The host's /tmp is no writable root: the sandbox has its own (private_tmp.h).
+  EXPECT_FALSE(Has(spec.writable, "/tmp"));
+  EXPECT_FALSE(Has(spec.writable, "/var/tmp"));
   EXPECT_TRUE(Has(spec.writable, home_ + "/.cache"));
 }
 

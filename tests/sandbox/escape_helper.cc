@@ -1,7 +1,8 @@
 // Attempts an escape the shell cannot express, and says whether it worked. Run inside and outside
 // the sandbox by escape_test.cc: "ok" and exit 0 when the attempt succeeded, else the error.
 //   escape_helper ptrace PID | tiocsti | io_uring | inet | keyctl | adjtimex | iopl | ia32 |
-//                 unshare_mount | alloc MIB
+//                 unshare_mount | alloc MIB | shm ID | setuid_open PATH | setuid_chmod PATH |
+//                 setgid_chmod PATH | unix_pair | unix_own PATH
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/keyctl.h>
@@ -14,7 +15,9 @@
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/ptrace.h>
+#include <sys/shm.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/timex.h>
 #include <sys/un.h>
@@ -117,6 +120,45 @@ int main(int argc, char** argv) {
       memset(p, 1, 1 << 20);
     }
     return Report(true, "alloc");
+  }
+  if (what == "shm" && argc == 3) {
+    // Attaches a System V shared memory segment of the host by id and prints its text.
+    void* p = shmat(atoi(argv[2]), nullptr, SHM_RDONLY);
+    if (p == reinterpret_cast<void*>(-1)) return Report(false, "shmat");
+    printf("%.64s\n", static_cast<const char*>(p));
+    return Report(true, "shm");
+  }
+  if ((what == "setuid_open" || what == "setuid_chmod" || what == "setgid_chmod") && argc == 3) {
+    // A file made setuid (or setgid) by open's mode or by chmod; "ok" when the bit is on it.
+    mode_t bit = what == "setgid_chmod" ? S_ISGID : S_ISUID;
+    int fd = open(argv[2], O_WRONLY | O_CREAT | O_CLOEXEC, what == "setuid_open" ? 04755 : 0755);
+    if (fd < 0) return Report(false, "open");
+    close(fd);
+    if (what != "setuid_open" && chmod(argv[2], 0755 | bit) != 0) return Report(false, "chmod");
+    struct stat st;
+    return Report(stat(argv[2], &st) == 0 && (st.st_mode & bit) != 0, "the bit");
+  }
+  if (what == "unix_pair") {
+    // A connected pair that reaches nothing outside: must keep working in the sandbox.
+    int sv[2];
+    bool ok = socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0 && write(sv[0], "x", 1) == 1;
+    char c = 0;
+    return Report(ok && read(sv[1], &c, 1) == 1 && c == 'x', "socketpair");
+  }
+  if (what == "unix_own" && argc == 3) {
+    // A socket of the command's own: listen at PATH, then connect to it.
+    unlink(argv[2]);
+    sockaddr_un a{};
+    a.sun_family = AF_UNIX;
+    snprintf(a.sun_path, sizeof a.sun_path, "%s", argv[2]);
+    int server = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (server < 0) return Report(false, "socket");
+    if (bind(server, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || listen(server, 1) != 0)
+      return Report(false, "bind");
+    int client = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    bool ok = client >= 0 && connect(client, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
+    unlink(argv[2]);
+    return Report(ok, "connect");
   }
   if (what == "unshare_mount") {
     // A private mount namespace, then a mount: what an escape would do to undo a read-only bind.

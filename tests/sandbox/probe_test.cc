@@ -10,6 +10,7 @@
 #include "exec/cgroup.h"
 #include "sandbox/bwrap.h"
 #include "sandbox/doctor.h"
+#include "support/requires.h"
 
 namespace safesh::sandbox {
 namespace {
@@ -23,7 +24,9 @@ std::string Read(const std::string& path) {
 
 TEST(Probe, AWorkingSandboxIsRememberedAndAFailureIsNot) {
   std::string bwrap = FindBwrap();
-  if (!ProbeBwrap(bwrap, false).empty()) GTEST_SKIP() << "bubblewrap does not work here";
+  if (!ProbeBwrap(bwrap, false).empty()) {
+    SAFESH_SKIP_MISSING("bubblewrap does not work here");
+  }
   char t[] = "/tmp/safesh-probe-XXXXXX";
   std::string dir = mkdtemp(t);
   std::string cache = dir + "/bwrap-probe";

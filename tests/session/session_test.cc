@@ -2,6 +2,7 @@
 // processes (checked in /proc by their exact command line), the real sandbox where it is
 // asked for. Every wait has a generous limit; no test asserts how long anything took.
 #include "session/session.h"
+#include "support/requires.h"
 
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
@@ -532,7 +533,9 @@ TEST_F(Background, TheDestructorShutsDown) {
 }
 
 TEST_F(Background, InTheSandbox) {
-  if (!UseBwrap()) GTEST_SKIP() << "bubblewrap cannot run here";
+  if (!UseBwrap()) {
+    SAFESH_SKIP_MISSING("bubblewrap cannot run here");
+  }
   std::string marker = UniqueSleep();
   pipeline::RunResult r = Start("echo inside; setsid " + marker + " & wait", true);
   ASSERT_EQ(r.outcome, Outcome::kRan) << r.error;
@@ -579,7 +582,9 @@ std::string HttpGet(int port) {
 }
 
 TEST_F(Background, ADevServerInTheSandboxAnnouncesItself) {
-  if (!UseBwrap()) GTEST_SKIP() << "bubblewrap cannot run here";
+  if (!UseBwrap()) {
+    SAFESH_SKIP_MISSING("bubblewrap cannot run here");
+  }
   if (access("/usr/bin/python3", X_OK) != 0) GTEST_SKIP() << "no /usr/bin/python3";
   context_.settings.sandbox.allow_network = true;
   int port = FreePort();
@@ -637,8 +642,9 @@ TEST(HostKilled, NothingIsLeftWithoutTheSandbox) {
 }
 
 TEST(HostKilled, NothingIsLeftInTheSandbox) {
-  if (!sandbox::ProbeBwrap(sandbox::FindBwrap(), false).empty())
-    GTEST_SKIP() << "bubblewrap cannot run here";
+  if (!sandbox::ProbeBwrap(sandbox::FindBwrap(), false).empty()) {
+    SAFESH_SKIP_MISSING("bubblewrap cannot run here");
+  }
   HostKilled(true);
 }
 
