@@ -51,6 +51,22 @@ a = shlex.split(sys.argv[1])
 i = a.index("--seccomp")
 del a[i:i + 2]
 a = a[:a.index("--") + 1]
+# Mounts safesh binds from descriptors, bound by path here (the same mount, opened by bwrap);
+# the private /tmp and /var/tmp, whose source the line does not show, as a tmpfs.
+out = []
+i = 0
+while i < len(a):
+    if a[i] in ("--bind-fd", "--ro-bind-fd"):
+        dest = a[i + 2]
+        if dest in ("/tmp", "/var/tmp"):
+            out += ["--tmpfs", dest]
+        else:
+            out += ["--bind" if a[i] == "--bind-fd" else "--ro-bind", dest, dest]
+        i += 3
+    else:
+        out.append(a[i])
+        i += 1
+a = out
 print(" ".join(shlex.quote(x) for x in a + ["/bin/true"]))
 print(" ".join(shlex.quote(x) for x in a + ["/bin/bash", "-c", "true"]))
 PY

@@ -181,10 +181,9 @@ int RunRun(const RunArgs& args) {
     std::cout.flush();
     if (!result.error.empty()) std::cerr << "safesh: " << result.error << "\n";
     if (!result.advice.empty()) std::cerr << "safesh: advice: " << result.advice << "\n";
-    // "auto" never falls back silently.
-    if (result.outcome == pipeline::RunResult::Outcome::kRan &&
-        result.sandbox_reason.starts_with("auto:"))
-      std::cerr << "safesh: note: " << result.sandbox_reason << "\n";
+    // Neither "auto" nor the Landlock sandbox is weaker than bubblewrap silently.
+    if (std::string notice = pipeline::SandboxNotice(result); !notice.empty())
+      std::cerr << "safesh: note: " << notice << "\n";
     // Nor does the blocked-name scan stop short silently.
     if (!result.sandbox_note.empty()) std::cerr << "safesh: note: " << result.sandbox_note << "\n";
     // Nor do the limits, when a cgroup that looked usable could not be made.

@@ -361,8 +361,8 @@ std::optional<LayeredSettings> LoadLayered(const LayerSources& sources, std::str
 
   if (sources.env_sandbox_shell && !sources.env_sandbox_shell->empty()) {
     const std::string& v = *sources.env_sandbox_shell;
-    if (v != "auto" && v != "required" && v != "off") {
-      *error = "SAFESH_SANDBOX_SHELL must be auto, required or off (it is " +
+    if (v != "auto" && v != "required" && v != "landlock" && v != "off") {
+      *error = "SAFESH_SANDBOX_SHELL must be auto, required, landlock or off (it is " +
                CommentText(TomlString(v)) + "): fix it or unset it";
       return std::nullopt;
     }

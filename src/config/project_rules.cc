@@ -63,9 +63,10 @@ const std::vector<Rule>& Rules() {
        [](const Settings& s, std::string* what, std::string* why) {
          if (s.sandbox.shell == "required") return ProjectKey::kTightens;
          *what = "[sandbox] shell = " + TomlString(s.sandbox.shell);
-         *why = s.sandbox.shell == "off" ? "runs commands without the sandbox"
-                                         : "lets commands run without the sandbox where it "
-                                           "cannot be built";
+         *why = s.sandbox.shell == "off"        ? "runs commands without the sandbox"
+                : s.sandbox.shell == "landlock" ? "runs commands in the weaker Landlock sandbox"
+                                                : "lets commands run without the sandbox where "
+                                                  "it cannot be built";
          return ProjectKey::kNever;
        }},
       {"sandbox", "allow_network",

@@ -187,8 +187,8 @@ bool ReadRunKey(const std::string& section, const std::string& k, const toml::no
   if (section == "sandbox") {
     if (k == "shell") {
       std::string v(*value.value<std::string_view>());
-      if (v != "auto" && v != "required" && v != "off")
-        return fail("must be \"auto\", \"required\" or \"off\" (it is " +
+      if (v != "auto" && v != "required" && v != "landlock" && v != "off")
+        return fail("must be \"auto\", \"required\", \"landlock\" or \"off\" (it is " +
                     CommentText(TomlString(v)) + ")");
       s->sandbox.shell = v;
     }

@@ -390,7 +390,8 @@ std::string RunResultText(const pipeline::RunResult& r, double timeout_seconds) 
   };
   if (!r.error.empty() && !r.timed_out) line("[safesh: " + r.error + "]");
   if (!r.advice.empty()) line("[safesh: advice: " + r.advice + "]");
-  if (r.sandbox_reason.starts_with("auto:")) line("[safesh: note: " + r.sandbox_reason + "]");
+  if (std::string notice = pipeline::SandboxNotice(r); !notice.empty())
+    line("[safesh: note: " + notice + "]");
   if (!r.sandbox_note.empty()) line("[safesh: note: " + r.sandbox_note + "]");
   if (r.timed_out) {
     line("[timed out after " + SecondsText(timeout_seconds) + " s]");

@@ -143,10 +143,12 @@ sandbox::ScanResult ScanBlockedNames(const RunContext& c, const std::vector<std:
   return found;
 }
 
-// Which sandbox the command runs in (SH-20): bubblewrap when it works; otherwise Landlock and
-// seccomp when the kernel has Landlock; otherwise "required" refuses and "auto" runs without
-// one, saying why. SAFESH_SANDBOX_LAUNCHER=landlock picks Landlock even where bubblewrap works;
-// =bwrap allows bubblewrap only.
+// Which sandbox the command runs in (SH-20). "required": bubblewrap (with Landlock inside where
+// the kernel has it), or refuse. "auto": bubblewrap; otherwise Landlock and seccomp when the
+// kernel has Landlock; otherwise none; each fallback said in the text the model and the person
+// read (SandboxNotice). "landlock": Landlock and seccomp, as a person chose. "off": none.
+// SAFESH_SANDBOX_LAUNCHER=landlock picks Landlock even where bubblewrap works; =bwrap allows
+// bubblewrap only.
 std::string NoLandlockLayer(const std::string& why, const std::string& network) {
   return "bubblewrap and seccomp (no Landlock layer: " + why + "); " + network;
 }
@@ -154,8 +156,9 @@ std::string NoLandlockLayer(const std::string& why, const std::string& network) 
 bool ChooseSandbox(const RunContext& c, RunResult* r, std::string* bwrap, std::string* confine,
                    bool* landlock) {
   std::string mode = c.sandbox_override.empty() ? c.settings.sandbox.shell : c.sandbox_override;
-  if (mode != "auto" && mode != "required" && mode != "off") {
-    r->error = "SAFESH_SANDBOX_SHELL must be auto, required or off (it is \"" + mode + "\")";
+  if (mode != "auto" && mode != "required" && mode != "landlock" && mode != "off") {
+    r->error =
+        "SAFESH_SANDBOX_SHELL must be auto, required, landlock or off (it is \"" + mode + "\")";
     r->outcome = Outcome::kInvalid;
     return false;
   }
@@ -179,7 +182,9 @@ bool ChooseSandbox(const RunContext& c, RunResult* r, std::string* bwrap, std::s
   std::string network =
       std::string("network ") + (c.settings.sandbox.allow_network ? "allowed" : "off");
   std::string why;
-  if (c.launcher != "landlock") {
+  // [sandbox] shell = "landlock": the person chose the Landlock sandbox over bubblewrap.
+  std::string launcher = mode == "landlock" && c.launcher.empty() ? "landlock" : c.launcher;
+  if (launcher != "landlock") {
     *bwrap = c.bwrap.empty() ? sandbox::FindBwrap() : c.bwrap;
     why = *bwrap == "" ? sandbox::ProbeBwrap("", false) : CachedProbe(*bwrap, ProbeCacheFile(c));
     if (why.empty()) {
@@ -206,10 +211,22 @@ bool ChooseSandbox(const RunContext& c, RunResult* r, std::string* bwrap, std::s
     }
     bwrap->clear();
   } else {
-    why = "SAFESH_SANDBOX_LAUNCHER=landlock";
+    why =
+        mode == "landlock" ? "[sandbox] shell = \"landlock\"" : "SAFESH_SANDBOX_LAUNCHER=landlock";
+  }
+  // "required" means the strong sandbox: bubblewrap, or refuse. Landlock alone cannot hide a
+  // path inside a readable tree nor keep .git/hooks unwritable, so it is only taken where a
+  // person chose it (shell = "landlock", SAFESH_SANDBOX_LAUNCHER=landlock) or under "auto".
+  if (mode == "required" && launcher != "landlock") {
+    r->sandbox_reason = why;
+    r->error = "sandbox required but unavailable: " + why +
+               " (run `safesh doctor`; [sandbox] shell = \"landlock\" runs commands in the "
+               "weaker Landlock sandbox instead, \"auto\" without one where none can be built)";
+    r->outcome = Outcome::kSandboxUnavailable;
+    return false;
   }
   std::string landlock_why = "SAFESH_SANDBOX_LAUNCHER=bwrap";
-  if (c.launcher != "bwrap" && sandbox::LandlockAbi(&landlock_why) > 0) {
+  if (launcher != "bwrap" && sandbox::LandlockAbi(&landlock_why) > 0) {
     *landlock = true;
     r->sandbox_mode = "landlock";
     r->sandbox_reason = "Landlock and seccomp, because " + why + "; " + network +
@@ -220,7 +237,7 @@ bool ChooseSandbox(const RunContext& c, RunResult* r, std::string* bwrap, std::s
     return true;
   }
   why += "; " + landlock_why;
-  if (mode == "required") {
+  if (mode != "auto") {
     r->sandbox_reason = why;
     r->error = "sandbox required but unavailable: " + why +
                " (run `safesh doctor`, or set [sandbox] shell = \"auto\" to run without it)";
@@ -447,6 +464,13 @@ bool PrepareSteps(const RunContext& c, PreparedRun* run) {
           "safesh-confine lies in a writable folder, where a command could replace it",
           std::string("network ") + (spec.network ? "allowed" : "off"));
     }
+    // How host UNIX sockets are kept out, in the reason the result carries.
+    result.sandbox_reason += spec.unix_sockets
+                                 ? (landlock ? "; UNIX sockets allowed ([sandbox] "
+                                               "allow_unix_sockets): the host's are reachable"
+                                             : "; UNIX sockets allowed ([sandbox] "
+                                               "allow_unix_sockets): the host's found are masked")
+                                 : "; no UNIX sockets (seccomp): no host socket is reachable";
     if (spec.sockets_truncated && !landlock)
       result.sandbox_reason +=
           "; the search for host UNIX sockets stopped at its limit, later ones are not masked";
@@ -627,6 +651,14 @@ RunResult RunShellCommand(const RunRequest& request, const RunContext& c) {
   if (!run->ready) return std::move(run->result);
   exec::ExecResult ran = exec::Execute(run->plan, run->options);
   return FinishRun(run.get(), ran, c);
+}
+
+std::string SandboxNotice(const RunResult& r) {
+  if (r.outcome != Outcome::kRan) return "";
+  if (r.sandbox_mode == "landlock") return "weaker sandbox: " + r.sandbox_reason;
+  if (r.sandbox_mode == "off" && r.sandbox_reason.starts_with("auto:"))
+    return "no sandbox: " + r.sandbox_reason;
+  return "";
 }
 
 std::string RunResultJson(const RunResult& r) {

@@ -111,7 +111,8 @@ struct RunResult {
   std::string sandbox_note;
   std::string advice;  // when the command failed on a wall of the sandbox: what to do
   // A dry run: the program and its arguments that would be executed. Descriptors 3 and up are
-  // the sandbox's: the seccomp filter, then the Landlock ruleset.
+  // the sandbox's: the seccomp filter, the Landlock ruleset, safesh-confine, then the sources of
+  // the --bind-fd and --ro-bind-fd mounts.
   std::vector<std::string> plan;
   // The command's resource limits (exec/limits.h).
   struct Limits {
@@ -132,5 +133,11 @@ RunResult RunShellCommand(const RunRequest& request, const RunContext& context);
 
 // The result object of the external contracts (docs/architecture.md).
 std::string RunResultJson(const RunResult& result);
+
+// What the text a model and a person read must say about the sandbox when the command ran in
+// less than the strong one: "weaker sandbox: ..." (Landlock alone) or "no sandbox: ..." ("auto"
+// fell back to none). Empty when it ran under bubblewrap or was not run, or the person set
+// shell = "off".
+std::string SandboxNotice(const RunResult& result);
 
 }  // namespace safesh::pipeline

@@ -178,23 +178,28 @@ Diagnosis Diagnose(const std::string& bwrap) {
           "[sandbox] shell = \"auto\" runs commands without the sandbox and says so";
     }
   }
-  const char* kSeccomp = "seccomp refusing ptrace, TIOCSTI, io_uring, mounts, keyrings and more";
+  const char* kSeccomp =
+      "seccomp refusing ptrace, TIOCSTI, io_uring, mounts, keyrings, setuid and setgid bits, and "
+      "AF_UNIX sockets unless [sandbox] allow_unix_sockets names some (then the host's sockets "
+      "found are masked instead), and more";
   if (d.state == "ready") {
     d.strength = std::string(
-                     "bubblewrap: a read-only system with writable workspace and temporary "
-                     "folders, keys and credentials hidden, the host's UNIX sockets masked, no "
-                     "network unless allowed, its own PID namespace, no capabilities, Landlock "
-                     "inside where the kernel has it; ") +
+                     "bubblewrap: a read-only system with a writable workspace, its own /tmp, "
+                     "/var/tmp and sized /dev/shm, keys and credentials hidden, no network unless "
+                     "allowed, its own PID, IPC and UTS namespaces, /proc/sys read-only, mounts "
+                     "bound from descriptors, no capabilities, Landlock inside where the kernel "
+                     "has it; ") +
                  kSeccomp;
   } else if (d.landlock_abi > 0) {
     d.strength =
         std::string(
-            "Landlock (bubblewrap cannot run): writes only to the workspace and "
-            "temporary folders, no capabilities") +
+            "Landlock only, where [sandbox] shell = \"landlock\" or \"auto\" (\"required\" "
+            "refuses: bubblewrap cannot run): writes only to the workspace and its own "
+            "temporary folder, no capabilities") +
         (d.landlock_abi >= 4 ? ", no TCP unless allowed" : "") +
         (d.landlock_abi >= 6 ? ", no signals to processes outside" : "") + "; " + kSeccomp +
         ". Not enforced: hiding keys and credentials, read-only .git/hooks, .git/config and "
-        "start-up files inside writable folders, masking the host's UNIX sockets, a PID "
+        "start-up files inside writable folders, a /tmp, /dev/shm and IPC of its own, a PID "
         "namespace";
   } else {
     d.strength =

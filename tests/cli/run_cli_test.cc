@@ -88,7 +88,8 @@ TEST_F(RunCli, ExitCodesFollowTheContract) {
   o.env.push_back("SAFESH_SANDBOX_SHELL=bogus");
   RunOutput bogus = RunProgram(Args({"--", "true"}), o);
   EXPECT_EQ(bogus.exit_code, 78);
-  EXPECT_NE(bogus.err.find("SAFESH_SANDBOX_SHELL must be auto, required or off"), std::string::npos)
+  EXPECT_NE(bogus.err.find("SAFESH_SANDBOX_SHELL must be auto, required, landlock or off"),
+            std::string::npos)
       << bogus.err;
 }
 

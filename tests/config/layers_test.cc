@@ -201,8 +201,10 @@ TEST(Layers, TheEnvironmentOverrideIsChecked) {
   t.sources.env_sandbox_shell = "sometimes";
   std::string error;
   EXPECT_FALSE(LoadLayered(t.sources, &error));
-  EXPECT_NE(error.find("SAFESH_SANDBOX_SHELL must be auto, required or off (it is \"sometimes\")"),
-            std::string::npos)
+  EXPECT_NE(
+      error.find(
+          "SAFESH_SANDBOX_SHELL must be auto, required, landlock or off (it is \"sometimes\")"),
+      std::string::npos)
       << error;
   t.sources.env_sandbox_shell = "";  // set but empty: no override
   auto l = LoadLayered(t.sources, &error);

@@ -205,22 +205,37 @@ TEST_F(Run, RequiredSandboxRefusesWithoutOne) {
   EXPECT_EQ(r.sandbox_mode, "off");
   EXPECT_TRUE(r.sandbox_reason.starts_with("auto: running without a sandbox, because "))
       << r.sandbox_reason;
+  EXPECT_TRUE(SandboxNotice(r).starts_with("no sandbox: auto: ")) << SandboxNotice(r);
 }
 
-TEST_F(Run, WithoutBubblewrapLandlockTakesOverAndSaysWhatItCannotDo) {
+// "required" means the strong sandbox: without bubblewrap it refuses, it does not quietly run
+// under Landlock alone (which leaves blocked paths readable and .git/hooks writable). Landlock
+// is taken where a person chose it (shell = "landlock") or under "auto", and then the text the
+// model and the person read says so (SandboxNotice), not only the JSON.
+TEST_F(Run, WithoutBubblewrapRequiredRefusesAndLandlockIsAChoiceThatIsSaid) {
   std::string why;
   if (sandbox::LandlockAbi(&why) < 1) {
     SAFESH_SKIP_MISSING(why);
   }
   context_.bwrap = dir_ + "/no-such-bwrap";
   context_.settings.sandbox.shell = "required";
-  RunResult r = Go("echo x > /etc/safesh-landlock-test 2>&1; echo in-workspace > ok && cat ok");
-  EXPECT_EQ(r.sandbox_mode, "landlock");
-  EXPECT_NE(r.sandbox_reason.find("blocked paths stay readable"), std::string::npos)
-      << r.sandbox_reason;
-  EXPECT_NE(r.output.find("Permission denied"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("in-workspace"), std::string::npos) << r.output;
-  EXPECT_FALSE(std::filesystem::exists("/etc/safesh-landlock-test"));
+  std::string command = "echo x > /etc/safesh-landlock-test 2>&1; echo in-workspace > ok && cat ok";
+  RunResult refused = Go(command);
+  EXPECT_EQ(refused.outcome, Outcome::kSandboxUnavailable);
+  EXPECT_NE(refused.error.find("shell = \"landlock\""), std::string::npos) << refused.error;
+  EXPECT_FALSE(std::filesystem::exists(context_.workspace + "/ok"));
+  for (const char* mode : {"landlock", "auto"}) {
+    context_.settings.sandbox.shell = mode;
+    RunResult r = Go(command);
+    EXPECT_EQ(r.sandbox_mode, "landlock") << mode;
+    EXPECT_NE(r.sandbox_reason.find("blocked paths stay readable"), std::string::npos)
+        << r.sandbox_reason;
+    EXPECT_TRUE(SandboxNotice(r).starts_with("weaker sandbox: Landlock and seccomp"))
+        << SandboxNotice(r);
+    EXPECT_NE(r.output.find("Permission denied"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("in-workspace"), std::string::npos) << r.output;
+    EXPECT_FALSE(std::filesystem::exists("/etc/safesh-landlock-test"));
+  }
 }
 
 TEST_F(Run, TimeoutKillsTheWholeTree) {

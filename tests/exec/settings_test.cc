@@ -77,7 +77,7 @@ TEST(RunSettings, BadValuesAreErrorsThatSayWhatIsAllowed) {
   };
   for (const Bad& b : std::vector<Bad>{
            {"[sandbox]\nshell = \"on\"\n",
-            "t.toml:2:1: [sandbox] shell must be \"auto\", \"required\" or \"off\""},
+            "t.toml:2:1: [sandbox] shell must be \"auto\", \"required\", \"landlock\" or \"off\""},
            {"[tools]\nshell_timeout_seconds = 0\n", "must be from 1 to 1800"},
            {"[tools]\nshell_timeout_seconds = 99999999999999\n", "must be from 1 to 1800"},
            {"[tools]\noutput_limit_bytes = 10\n", "must be from 1024 to"},

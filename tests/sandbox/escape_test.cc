@@ -8,12 +8,16 @@
 #include <spawn.h>
 #include <sys/shm.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -488,6 +492,72 @@ TEST_P(Escape, KernelSettingsAreReadOnlyForRoot) {
       "v=$(cat /proc/sys/kernel/core_pattern); echo \"$v\" > /proc/sys/kernel/core_pattern && "
       "echo WROTE",
       "WROTE");
+}
+
+// A command running beside the one being started (a background server, a parallel tool call)
+// keeps swapping .git for a copy whose config is a relative link into /proc. When the sandbox
+// binds .git/config read-only by its path, a start that checks a plain file and then mounts
+// through the link puts the host's /proc over the sandbox's: the host's processes, and as root
+// /proc/PID/root of any of them, the whole host. Bound from a descriptor opened without
+// following links (bwrap.h: OpenBindSources), the swap either fails the start or changes
+// nothing. The unprotected control builds the same spec and binds by path (BwrapArgs with no
+// descriptors); it must win within the time given, or the test proves nothing.
+TEST_P(Escape, SwapsRacingTheSandboxStartNeverReachTheHostsProc) {
+  if (landlock()) GTEST_SKIP() << "no mounts in the Landlock launcher";
+  std::string evil = ws_ + "/.git-evil";
+  fs::create_directories(evil);
+  // Exactly as many `..` as .git lies deep: the source, resolved on the host, then reaches the
+  // host's /proc, and the destination, resolved in the new root, the sandbox's.
+  std::string up = "../";
+  for (char ch : ws_)
+    if (ch == '/') up += "../";
+  ASSERT_EQ(symlink((up + "proc").c_str(), (evil + "/config").c_str()), 0);
+  std::atomic<bool> stop{false};
+  std::thread swapper([&] {
+    while (!stop) {
+      syscall(SYS_renameat2, AT_FDCWD, (ws_ + "/.git").c_str(), AT_FDCWD, evil.c_str(),
+              RENAME_EXCHANGE);
+    }
+  });
+  // The host's proc shows this test process; the sandbox's own never does.
+  std::string probe = "/proc/" + std::to_string(getpid()) + "/cmdline";
+  std::string bwrap = FindBwrap();
+  auto seen_host = [&](const std::string& out) {
+    return out.find("sandbox_test") != std::string::npos;
+  };
+  int control_wins = 0, control_tries = 0;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(40);
+  while (control_wins == 0 && std::chrono::steady_clock::now() < deadline) {
+    SandboxSpec spec = BuildSpec(config::SandboxSettings(), {ws_}, home_);
+    std::vector<std::string> argv = BwrapArgs(spec, ws_, -1, -1, {"/bin/cat", probe});
+    argv.insert(argv.begin(), bwrap);
+    testing::RunOutput r = testing::RunProgram(argv);
+    ++control_tries;
+    if (seen_host(r.out)) ++control_wins;
+  }
+  ASSERT_GT(control_wins, 0) << "the race was not won by path binds in " << control_tries
+                             << " starts: the test proves nothing";
+  // The same race, as long again as the control needed (at least 300 starts), through safesh.
+  int tries = std::max(300, control_tries), escapes = 0, ran = 0;
+  std::string a_refusal;
+  for (int i = 0; i < tries; ++i) {
+    RunResult r = Run("cat " + probe + " 2>/dev/null; echo RAN", "required");
+    if (seen_host(r.output)) ++escapes;
+    if (r.output.find("RAN") != std::string::npos) {
+      ++ran;
+    } else if (a_refusal.empty()) {
+      a_refusal = r.error + r.output;
+    }
+  }
+  stop = true;
+  swapper.join();
+  EXPECT_EQ(escapes, 0) << "of " << tries << " starts";
+  // Most starts still run: a swap fails a start only when it lands in the moment between the
+  // check and the open (and then it says so).
+  EXPECT_GT(ran, 0);
+  std::cout << "[ race ] control: won after " << control_tries << " starts; safesh: " << tries
+            << " starts, " << escapes << " escapes, " << ran << " ran; a refusal: " << a_refusal
+            << "\n";
 }
 
 // With the network allowed the sandbox shares the host's network namespace, and with it the
