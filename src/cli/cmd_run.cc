@@ -172,8 +172,8 @@ int RunRun(const RunArgs& args) {
     std::cout << line << "\n";
     std::cerr << "safesh: dry run, nothing ran (" << result.sandbox_reason
               << "; descriptor 3 would be the seccomp filter, 4 the Landlock ruleset, 5 "
-                 "safesh-confine, and each --bind-fd or --ro-bind-fd descriptor the path after "
-                 "it, opened without following links)\n";
+                 "safesh-confine, 6 the list of mounts it checks, and each --bind-fd or "
+                 "--ro-bind-fd descriptor the path after it, opened without following links)\n";
   } else if (args.json) {
     std::cout << pipeline::RunResultJson(result) << "\n";
   } else {

@@ -150,7 +150,8 @@ sandbox::ScanResult ScanBlockedNames(const RunContext& c, const std::vector<std:
 // SAFESH_SANDBOX_LAUNCHER=landlock picks Landlock even where bubblewrap works; =bwrap allows
 // bubblewrap only.
 std::string NoLandlockLayer(const std::string& why, const std::string& network) {
-  return "bubblewrap and seccomp (no Landlock layer: " + why + "); " + network;
+  return "bubblewrap and seccomp (no Landlock layer: " + why +
+         "; so the mounts' places are not checked either); " + network;
 }
 
 bool ChooseSandbox(const RunContext& c, RunResult* r, std::string* bwrap, std::string* confine,

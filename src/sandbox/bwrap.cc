@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <spawn.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -231,6 +232,50 @@ void ForgetProbe(const std::string& cache_file) {
   if (!cache_file.empty()) unlink(cache_file.c_str());
 }
 
+bool MountManifest(const SandboxSpec& spec, const BindSources& binds, util::UniqueFd* out,
+                   std::string* error) {
+  std::string text;
+  auto field = [&text](const std::string& f) {
+    text += f;
+    text.push_back('\0');
+  };
+  std::vector<Bind> all = Binds(spec);
+  for (size_t i = 0; i < all.size() && i < binds.fds.size(); ++i) {
+    struct stat st;
+    if (fstat(binds.fds[i].get(), &st) != 0) {
+      *error = "cannot stat " + *all[i].source + ": " + strerror(errno);
+      return false;
+    }
+    field("b");
+    field(all[i].read_only ? "1" : "0");
+    field(std::to_string(st.st_dev));
+    field(std::to_string(st.st_ino));
+    field(all[i].dest);
+  }
+  for (const std::vector<std::string>* v :
+       {&spec.sockets, &spec.missing_files, &spec.blocked_files}) {
+    for (const std::string& p : *v) {
+      field("n");
+      field(p);
+    }
+  }
+  for (const std::vector<std::string>* v : {&spec.missing_dirs, &spec.blocked_dirs}) {
+    for (const std::string& p : *v) {
+      field("t");
+      field(p);
+    }
+  }
+  util::UniqueFd fd(memfd_create("safesh-mounts", MFD_CLOEXEC | MFD_ALLOW_SEALING));
+  if (!fd.valid() || !util::WriteAll(fd.get(), text) ||
+      fcntl(fd.get(), F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0 ||
+      lseek(fd.get(), 0, SEEK_SET) != 0) {
+    *error = std::string("cannot write the mount manifest: ") + strerror(errno);
+    return false;
+  }
+  *out = std::move(fd);
+  return true;
+}
+
 bool SandboxPlan(const std::string& bwrap, const SandboxSpec& spec, const std::string& cwd,
                  const std::string& confine, exec::LaunchPlan* plan, SandboxFds* fds,
                  std::string* error) {
@@ -241,6 +286,7 @@ bool SandboxPlan(const std::string& bwrap, const SandboxSpec& spec, const std::s
   std::vector<std::string> inner = plan->argv;
   inner[0] = plan->program;
   plan->pass_fds = {fds->seccomp.get()};
+  if (!OpenBindSources(spec, &fds->binds, error)) return false;
   if (!confine.empty()) {
     if (!BuildLandlockRuleset(spec, &fds->ruleset, error)) return false;
     fds->confine.Reset(open(confine.c_str(), O_RDONLY | O_CLOEXEC));
@@ -248,11 +294,12 @@ bool SandboxPlan(const std::string& bwrap, const SandboxSpec& spec, const std::s
       *error = "cannot open safesh-confine at " + confine + ": " + strerror(errno);
       return false;
     }
-    inner.insert(inner.begin(), {"/proc/self/fd/5", "4", "--"});
+    if (!MountManifest(spec, fds->binds, &fds->manifest, error)) return false;
+    inner.insert(inner.begin(), {"/proc/self/fd/5", "4", "6", "--"});
     plan->pass_fds.push_back(fds->ruleset.get());
     plan->pass_fds.push_back(fds->confine.get());
+    plan->pass_fds.push_back(fds->manifest.get());
   }
-  if (!OpenBindSources(spec, &fds->binds, error)) return false;
   int first_bind_fd = 3 + static_cast<int>(plan->pass_fds.size());
   for (const util::UniqueFd& fd : fds->binds.fds)
     plan->pass_fds.push_back(fd.get());

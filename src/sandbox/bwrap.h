@@ -69,12 +69,22 @@ std::string ProbeBwrapCached(const std::string& bwrap, const std::string& cache_
 // Forgets a remembered answer (when bubblewrap failed although the cache said it works).
 void ForgetProbe(const std::string& cache_file);
 
+// What safesh-confine checks inside, once bubblewrap has made every mount: that each is where
+// it was meant to be (bubblewrap resolves destinations by path, following links, and a command
+// already running could swap a folder on that path for a link, so that a mask lands on a decoy
+// and .git/config or .env stays open). A sealed memory file of NUL-terminated records: a bind
+// ("b", read-only 1|0, the source's device and inode, the destination), a /dev/null mask ("n",
+// path), an empty read-only tmpfs ("t", path). See src/launcher/safesh_confine.cc.
+bool MountManifest(const SandboxSpec& spec, const BindSources& binds, util::UniqueFd* out,
+                   std::string* error);
+
 // What a sandboxed plan holds open until the command has started.
 struct SandboxFds {
-  util::UniqueFd seccomp;  // the filter, descriptor 3 in bwrap
-  util::UniqueFd ruleset;  // the Landlock ruleset, descriptor 4, when confined
-  util::UniqueFd confine;  // safesh-confine itself, executed through /proc/self/fd
-  BindSources binds;       // the mount sources, from descriptor 4 or 6 on
+  util::UniqueFd seccomp;   // the filter, descriptor 3 in bwrap
+  util::UniqueFd ruleset;   // the Landlock ruleset, descriptor 4, when confined
+  util::UniqueFd confine;   // safesh-confine itself (5), executed through /proc/self/fd
+  util::UniqueFd manifest;  // MountManifest (6), for safesh-confine
+  BindSources binds;        // the mount sources, from descriptor 4 or 7 on
 };
 
 // Turns an unsandboxed plan (bash -c ...) into one that runs it under bwrap. The plan's cwd

@@ -124,14 +124,23 @@ bool BuildSeccompFilter(const SeccompOptions& options, util::UniqueFd* out, std:
     if ((rc = seccomp_rule_add(ctx.get(), SCMP_ACT_ERRNO(ENOSYS), nr, 0)) != 0)
       return fail("openat2", rc);
   }
+  // Socket families and types are ints: only their low 32 bits are compared, as the kernel
+  // reads them (a family of 0x100000001 is AF_UNIX to the kernel).
   if (!options.unix_sockets) {
-    scmp_arg_cmp cmp{0, SCMP_CMP_EQ, static_cast<scmp_datum_t>(AF_UNIX), 0};
+    scmp_arg_cmp cmp{0, SCMP_CMP_MASKED_EQ, 0xffffffffu, static_cast<scmp_datum_t>(AF_UNIX)};
     rc = seccomp_rule_add_array(ctx.get(), SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socket), 1, &cmp);
     if (rc != 0) return fail("socket", rc);
+    // A datagram pair can still sendto() a named socket, or be connected to one; stream and
+    // seqpacket pairs are connected to each other for good.
+    scmp_arg_cmp pair[2] = {
+        {0, SCMP_CMP_MASKED_EQ, 0xffffffffu, static_cast<scmp_datum_t>(AF_UNIX)},
+        {1, SCMP_CMP_MASKED_EQ, 0xf, static_cast<scmp_datum_t>(SOCK_DGRAM)}};
+    rc = seccomp_rule_add_array(ctx.get(), SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socketpair), 2, pair);
+    if (rc != 0) return fail("socketpair", rc);
   }
   if (!options.network) {
     for (int family : {AF_INET, AF_INET6, AF_PACKET}) {
-      scmp_arg_cmp cmp{0, SCMP_CMP_EQ, static_cast<scmp_datum_t>(family), 0};
+      scmp_arg_cmp cmp{0, SCMP_CMP_MASKED_EQ, 0xffffffffu, static_cast<scmp_datum_t>(family)};
       rc = seccomp_rule_add_array(ctx.get(), SCMP_ACT_ERRNO(EAFNOSUPPORT), SCMP_SYS(socket), 1,
                                   &cmp);
       if (rc != 0) return fail("socket", rc);

@@ -2,7 +2,8 @@
 // the sandbox by escape_test.cc: "ok" and exit 0 when the attempt succeeded, else the error.
 //   escape_helper ptrace PID | tiocsti | io_uring | inet | keyctl | adjtimex | iopl | ia32 |
 //                 unshare_mount | alloc MIB | shm ID | setuid_open PATH | setuid_chmod PATH |
-//                 setgid_chmod PATH | unix_pair | unix_own PATH
+//                 setgid_chmod PATH | unix_pair | unix_own PATH | unix_high PATH |
+//                 dgram_pair PATH
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/keyctl.h>
@@ -144,6 +145,23 @@ int main(int argc, char** argv) {
     bool ok = socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0 && write(sv[0], "x", 1) == 1;
     char c = 0;
     return Report(ok && read(sv[1], &c, 1) == 1 && c == 'x', "socketpair");
+  }
+  if ((what == "unix_high" || what == "dgram_pair") && argc == 3) {
+    // unix_high: a stream socket whose family has high bits set (the kernel reads an int), then
+    // connect to PATH. dgram_pair: a datagram socketpair, then sendto PATH.
+    sockaddr_un a{};
+    a.sun_family = AF_UNIX;
+    snprintf(a.sun_path, sizeof a.sun_path, "%s", argv[2]);
+    if (what == "unix_high") {
+      long fd = syscall(SYS_socket, 0x100000000L | AF_UNIX, SOCK_STREAM, 0);
+      if (fd < 0) return Report(false, "socket");
+      return Report(connect(static_cast<int>(fd), reinterpret_cast<sockaddr*>(&a), sizeof a) == 0,
+                    "connect");
+    }
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_DGRAM, 0, sv) != 0) return Report(false, "socketpair");
+    return Report(sendto(sv[0], "x", 1, 0, reinterpret_cast<sockaddr*>(&a), sizeof a) == 1,
+                  "sendto");
   }
   if (what == "unix_own" && argc == 3) {
     // A socket of the command's own: listen at PATH, then connect to it.

@@ -376,6 +376,21 @@ TEST_P(Escape, HostUnixSockets) {
     ASSERT_TRUE(host.ok) << p << ": " << strerror(errno);
     ExpectBlocked(helper + " unix " + p, "ok");
   }
+  // Around the filter: a family with high bits set (the kernel reads an int); a datagram
+  // socketpair, which can sendto() any named socket.
+  {
+    HostSocket host(ws_ + "/high.sock");
+    ExpectBlocked(helper + " unix_high " + host.path, "ok");
+    std::string dgram = ws_ + "/log.sock";
+    int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    sockaddr_un a{};
+    a.sun_family = AF_UNIX;
+    snprintf(a.sun_path, sizeof a.sun_path, "%s", dgram.c_str());
+    ASSERT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0) << strerror(errno);
+    ExpectBlocked(helper + " dgram_pair " + dgram, "ok");
+    close(fd);
+    unlink(dgram.c_str());
+  }
   // One the host makes after the command started: nothing looked for it before.
   std::string late = ws_ + "/late.sock";
   for (std::string mode : {"off", "required"}) {
