@@ -240,7 +240,12 @@ bool MountManifest(const SandboxSpec& spec, const BindSources& binds, util::Uniq
     text.push_back('\0');
   };
   std::vector<Bind> all = Binds(spec);
-  for (size_t i = 0; i < all.size() && i < binds.fds.size(); ++i) {
+  if (all.size() != binds.fds.size()) {
+    *error = "the mount sources do not match the sandbox's description (" +
+             std::to_string(binds.fds.size()) + " opened for " + std::to_string(all.size()) + ")";
+    return false;
+  }
+  for (size_t i = 0; i < all.size(); ++i) {
     struct stat st;
     if (fstat(binds.fds[i].get(), &st) != 0) {
       *error = "cannot stat " + *all[i].source + ": " + strerror(errno);

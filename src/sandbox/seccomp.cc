@@ -130,13 +130,18 @@ bool BuildSeccompFilter(const SeccompOptions& options, util::UniqueFd* out, std:
     scmp_arg_cmp cmp{0, SCMP_CMP_MASKED_EQ, 0xffffffffu, static_cast<scmp_datum_t>(AF_UNIX)};
     rc = seccomp_rule_add_array(ctx.get(), SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socket), 1, &cmp);
     if (rc != 0) return fail("socket", rc);
-    // A datagram pair can still sendto() a named socket, or be connected to one; stream and
-    // seqpacket pairs are connected to each other for good.
-    scmp_arg_cmp pair[2] = {
-        {0, SCMP_CMP_MASKED_EQ, 0xffffffffu, static_cast<scmp_datum_t>(AF_UNIX)},
-        {1, SCMP_CMP_MASKED_EQ, 0xf, static_cast<scmp_datum_t>(SOCK_DGRAM)}};
-    rc = seccomp_rule_add_array(ctx.get(), SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socketpair), 2, pair);
-    if (rc != 0) return fail("socketpair", rc);
+    // Pairs only of the types that stay connected to each other for good: stream and seqpacket.
+    // A datagram pair can still sendto() a named socket, or be connected to one, and the kernel
+    // makes SOCK_RAW a datagram socket in this family; so every type but those two is refused
+    // (the type's low 4 bits; the rest are SOCK_NONBLOCK and SOCK_CLOEXEC).
+    for (scmp_datum_t type = 0; type <= 0xf; ++type) {
+      if (type == SOCK_STREAM || type == SOCK_SEQPACKET) continue;
+      scmp_arg_cmp pair[2] = {
+          {0, SCMP_CMP_MASKED_EQ, 0xffffffffu, static_cast<scmp_datum_t>(AF_UNIX)},
+          {1, SCMP_CMP_MASKED_EQ, 0xf, type}};
+      rc = seccomp_rule_add_array(ctx.get(), SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socketpair), 2, pair);
+      if (rc != 0) return fail("socketpair", rc);
+    }
   }
   if (!options.network) {
     for (int family : {AF_INET, AF_INET6, AF_PACKET}) {

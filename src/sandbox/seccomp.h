@@ -23,11 +23,11 @@ struct SeccompOptions {
 //     creat, mknod, mknodat with such a mode (a file left setuid in a shared folder is a way to
 //     another user's rights, root's for a command root started); openat2, whose mode the filter
 //     cannot read, fails with ENOSYS, so callers fall back to openat;
-//   - unless `unix_sockets`, socket(AF_UNIX) and socketpair(AF_UNIX, SOCK_DGRAM) (a datagram
-//     pair can sendto() a named socket): no host UNIX socket can then be reached, wherever it
-//     lies, and none has to be found first (stream and seqpacket pairs, which reach nothing,
-//     still work). Families and types are compared on their low 32 bits, as the kernel reads
-//     them.
+//   - unless `unix_sockets`, socket(AF_UNIX) and socketpair(AF_UNIX) of any type but stream
+//     and seqpacket (a datagram pair, and SOCK_RAW, which the kernel makes one, can sendto() a
+//     named socket): no host UNIX socket can then be reached, wherever it lies, and none has to
+//     be found first (stream and seqpacket pairs, which reach nothing, still work). Families are
+//     compared on their low 32 bits, as the kernel reads them.
 // Unless `network`, socket() for AF_INET, AF_INET6 and AF_PACKET fails with EAFNOSUPPORT too (the
 // network namespace is the first layer). False with a message when the filter cannot be built.
 bool BuildSeccompFilter(const SeccompOptions& options, util::UniqueFd* out, std::string* error);

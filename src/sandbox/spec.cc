@@ -248,7 +248,7 @@ SandboxSpec BuildSpec(const config::SandboxSettings& settings,
     SocketScan sockets = FindHostSocketsCached(HostSocketPlaces(home), allowed, socket_cache);
     spec.sockets = std::move(sockets.sockets);
     spec.sockets_truncated = sockets.truncated;
-    // One in the host's temporary folders (ssh-agent's /tmp/ssh-XXXX/agent.N) is out of sight
+    // One in the host's temporary folders (ssh-agent's in a /tmp/ssh-* folder) is out of sight
     // behind the sandbox's own: bound in at its path.
     for (const std::string& a : allowed) {
       std::string r = util::RealPath(a);

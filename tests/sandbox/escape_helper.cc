@@ -3,7 +3,7 @@
 //   escape_helper ptrace PID | tiocsti | io_uring | inet | keyctl | adjtimex | iopl | ia32 |
 //                 unshare_mount | alloc MIB | shm ID | setuid_open PATH | setuid_chmod PATH |
 //                 setgid_chmod PATH | unix_pair | unix_own PATH | unix_high PATH |
-//                 dgram_pair PATH
+//                 dgram_pair PATH | raw_pair PATH | setuid_openat2 PATH | setuid_fchmodat2 PATH
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/keyctl.h>
@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 namespace {
@@ -139,6 +140,25 @@ int main(int argc, char** argv) {
     struct stat st;
     return Report(stat(argv[2], &st) == 0 && (st.st_mode & bit) != 0, "the bit");
   }
+  if ((what == "setuid_openat2" || what == "setuid_fchmodat2") && argc == 3) {
+    // The calls a filter on open and chmod alone would miss: openat2 (its mode is in a struct)
+    // and fchmodat2 (Linux 6.6, number 452 on x86_64 and aarch64).
+    if (what == "setuid_openat2") {
+      struct {
+        uint64_t flags, mode, resolve;
+      } how = {O_WRONLY | O_CREAT | O_CLOEXEC, 04755, 0};
+      long fd = syscall(SYS_openat2, AT_FDCWD, argv[2], &how, sizeof how);
+      if (fd < 0) return Report(false, "openat2");
+      close(static_cast<int>(fd));
+    } else {
+      int fd = open(argv[2], O_WRONLY | O_CREAT | O_CLOEXEC, 0755);
+      if (fd < 0) return Report(false, "open");
+      close(fd);
+      if (syscall(452, AT_FDCWD, argv[2], 04755, 0) != 0) return Report(false, "fchmodat2");
+    }
+    struct stat st;
+    return Report(stat(argv[2], &st) == 0 && (st.st_mode & S_ISUID) != 0, "the bit");
+  }
   if (what == "unix_pair") {
     // A connected pair that reaches nothing outside: must keep working in the sandbox.
     int sv[2];
@@ -146,7 +166,7 @@ int main(int argc, char** argv) {
     char c = 0;
     return Report(ok && read(sv[1], &c, 1) == 1 && c == 'x', "socketpair");
   }
-  if ((what == "unix_high" || what == "dgram_pair") && argc == 3) {
+  if ((what == "unix_high" || what == "dgram_pair" || what == "raw_pair") && argc == 3) {
     // unix_high: a stream socket whose family has high bits set (the kernel reads an int), then
     // connect to PATH. dgram_pair: a datagram socketpair, then sendto PATH.
     sockaddr_un a{};
@@ -159,7 +179,9 @@ int main(int argc, char** argv) {
                     "connect");
     }
     int sv[2];
-    if (socketpair(AF_UNIX, SOCK_DGRAM, 0, sv) != 0) return Report(false, "socketpair");
+    // (SOCK_RAW: the kernel makes it a datagram socket in this family.)
+    if (socketpair(AF_UNIX, what == "raw_pair" ? SOCK_RAW : SOCK_DGRAM, 0, sv) != 0)
+      return Report(false, "socketpair");
     return Report(sendto(sv[0], "x", 1, 0, reinterpret_cast<sockaddr*>(&a), sizeof a) == 1,
                   "sendto");
   }

@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <filesystem>
@@ -388,6 +389,7 @@ TEST_P(Escape, HostUnixSockets) {
     snprintf(a.sun_path, sizeof a.sun_path, "%s", dgram.c_str());
     ASSERT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0) << strerror(errno);
     ExpectBlocked(helper + " dgram_pair " + dgram, "ok");
+    ExpectBlocked(helper + " raw_pair " + dgram, "ok");
     close(fd);
     unlink(dgram.c_str());
   }
@@ -442,7 +444,8 @@ TEST_P(Escape, SocketsOfTheCommandsOwn) {
 // No setuid or setgid bit can be set, by chmod or by open's mode: a root command could leave a
 // setuid-root shell for another user to run (seccomp, in both launchers).
 TEST_P(Escape, NoSetuidOrSetgidBits) {
-  for (const char* how : {"setuid_open", "setuid_chmod", "setgid_chmod"}) {
+  for (const char* how :
+       {"setuid_open", "setuid_chmod", "setgid_chmod", "setuid_openat2", "setuid_fchmodat2"}) {
     std::string file = ws_ + "/planted-" + how;
     ExpectBlocked(Helper() + " " + how + " " + file, "ok", [&] { fs::remove(file); });
   }
@@ -573,6 +576,119 @@ TEST_P(Escape, SwapsRacingTheSandboxStartNeverReachTheHostsProc) {
   std::cout << "[ race ] control: won after " << control_tries << " starts; safesh: " << tries
             << " starts, " << escapes << " escapes, " << ran << " ran; a refusal: " << a_refusal
             << "\n";
+}
+
+// Runs bwrap with `args`, giving it `fds` as descriptors 3, 4, ... in order; its output.
+std::string RunBwrapWith(const std::vector<std::string>& args, const std::vector<int>& fds) {
+  std::vector<util::UniqueFd> high;  // copies above any number they are moved to
+  for (int fd : fds)
+    high.emplace_back(fcntl(fd, F_DUPFD_CLOEXEC, 100));
+  int out[2];
+  if (pipe2(out, O_CLOEXEC) != 0) return "pipe failed";
+  util::UniqueFd r(out[0]), w(out[1]);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&fa, w.get(), 1);
+  posix_spawn_file_actions_adddup2(&fa, w.get(), 2);
+  for (size_t i = 0; i < high.size(); ++i)
+    posix_spawn_file_actions_adddup2(&fa, high[i].get(), 3 + static_cast<int>(i));
+  std::vector<std::string> argv = args;
+  argv.insert(argv.begin(), FindBwrap());
+  std::vector<char*> cargv;
+  for (std::string& a : argv)
+    cargv.push_back(a.data());
+  cargv.push_back(nullptr);
+  pid_t pid;
+  int rc = posix_spawn(&pid, argv[0].c_str(), &fa, nullptr, cargv.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  w.Reset();
+  if (rc != 0) return "spawn failed";
+  std::string text, ignored;
+  util::ReadToEnd(r.get(), "bwrap", &text, &ignored);
+  waitpid(pid, nullptr, 0);
+  return text;
+}
+
+// The other end of the race: bubblewrap resolves each mount's destination by its path,
+// following links. A command running beside the one being started swaps .git and the folder of
+// a hidden .env for links to decoys after safesh's checks and before bubblewrap mounts: the
+// read-only bind and the mask land on the decoys, and the command, swapping the real folders
+// back, writes the real .git/config (a hook for the host's next git command) and reads the
+// real .env. Made deterministic here: the swap is done between the spec and the start.
+// safesh-confine walks every destination after the mounts, refusing links, and refuses to run
+// the command when a mount is not where it was meant to be (MountManifest). The control is the
+// same start without that check.
+TEST_P(Escape, AMountThatLandsOnADecoyStopsTheCommand) {
+  if (landlock()) GTEST_SKIP() << "no mounts in the Landlock launcher";
+  std::string secret = "API_KEY=SECRET-" + std::to_string(getpid());
+  std::string inner =
+      "rm .git sub && mv .git-real .git && mv sub-real sub && cat sub/.env; "
+      "echo '# PWNED' >> .git/config && echo WROTE";
+  config::SandboxSettings settings;
+  settings.blocked_paths = {ws_ + "/sub/.env"};
+  struct Prepared {
+    BindSources binds;
+    util::UniqueFd manifest;
+    SandboxSpec spec;
+  };
+  // Checks and opens everything as safesh does, then swaps in the decoys.
+  auto prepare = [&](Prepared* p) {
+    fs::remove_all(ws_ + "/decoy-git");
+    fs::remove_all(ws_ + "/decoy-sub");
+    fs::create_directories(ws_ + "/sub");
+    fs::create_directories(ws_ + "/decoy-git");
+    fs::create_directories(ws_ + "/decoy-sub");
+    std::ofstream(ws_ + "/.git/config") << "[core]\n";
+    std::ofstream(ws_ + "/sub/.env") << secret << "\n";
+    std::ofstream(ws_ + "/decoy-git/config") << "decoy\n";
+    std::ofstream(ws_ + "/decoy-sub/.env") << "decoy\n";
+    p->spec = BuildSpec(settings, {ws_}, home_);
+    ASSERT_TRUE(std::find(p->spec.read_only.begin(), p->spec.read_only.end(),
+                          ws_ + "/.git/config") != p->spec.read_only.end());
+    ASSERT_TRUE(std::find(p->spec.blocked_files.begin(), p->spec.blocked_files.end(),
+                          ws_ + "/sub/.env") != p->spec.blocked_files.end());
+    std::string error;
+    ASSERT_TRUE(OpenBindSources(p->spec, &p->binds, &error)) << error;
+    ASSERT_TRUE(MountManifest(p->spec, p->binds, &p->manifest, &error)) << error;
+    fs::rename(ws_ + "/.git", ws_ + "/.git-real");
+    fs::create_directory_symlink("decoy-git", ws_ + "/.git");
+    fs::rename(ws_ + "/sub", ws_ + "/sub-real");
+    fs::create_directory_symlink("decoy-sub", ws_ + "/sub");
+  };
+  auto config = [&] {
+    std::ifstream in(ws_ + "/.git/config");
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+
+  Prepared control;
+  prepare(&control);
+  std::vector<int> fds;
+  for (const util::UniqueFd& fd : control.binds.fds)
+    fds.push_back(fd.get());
+  std::string out =
+      RunBwrapWith(BwrapArgs(control.spec, ws_, -1, 3, {"/bin/sh", "-c", inner}), fds);
+  ASSERT_NE(out.find(secret), std::string::npos) << "the decoys did not work: " << out;
+  ASSERT_NE(out.find("WROTE"), std::string::npos) << out;
+  ASSERT_NE(config().find("PWNED"), std::string::npos);
+  // Put the real folders back for the protected start (the control's command did).
+
+  Prepared checked;
+  prepare(&checked);
+  util::UniqueFd confine(open(context_.confine.c_str(), O_RDONLY | O_CLOEXEC));
+  ASSERT_TRUE(confine.valid()) << context_.confine;
+  fds = {confine.get(), checked.manifest.get()};
+  for (const util::UniqueFd& fd : checked.binds.fds)
+    fds.push_back(fd.get());
+  out = RunBwrapWith(BwrapArgs(checked.spec, ws_, -1, 5,
+                               {"/proc/self/fd/3", "-", "4", "--", "/bin/sh", "-c", inner}),
+                     fds);
+  EXPECT_NE(out.find("not where it was meant to be"), std::string::npos) << out;
+  EXPECT_EQ(out.find(secret), std::string::npos) << out;
+  EXPECT_EQ(out.find("WROTE"), std::string::npos) << out;
+  fs::remove(ws_ + "/.git");
+  fs::rename(ws_ + "/.git-real", ws_ + "/.git");
+  EXPECT_EQ(config().find("PWNED"), std::string::npos) << config();
 }
 
 // With the network allowed the sandbox shares the host's network namespace, and with it the
