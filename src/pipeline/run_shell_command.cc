@@ -94,6 +94,9 @@ std::string WithCommas(size_t n) {
   return digits;
 }
 
+// How many times the blocked-name scan is made again when the tree changed under it.
+constexpr int kScanRetries = 3;
+
 // A cache file not written for this long belongs to a workspace no longer used.
 constexpr int64_t kBlockedScanMaxAgeSeconds = 30 * 24 * 60 * 60;
 
@@ -261,12 +264,26 @@ bool HideBlockedNames(const RunContext& c, const std::vector<std::string>& roots
   bool timed_out = false;
   std::vector<std::string> scan_roots =
       sandbox::BlockedScanRoots(c.settings.sandbox, roots, c.home);
-  sandbox::ScanResult found =
-      ScanBlockedNames(c, scan_roots, sandbox::BlockedNamePatterns(c.settings.sandbox), [&] {
-        if (c.cancel != nullptr && c.cancel->cancelled()) return true;
-        timed_out = std::chrono::steady_clock::now() >= deadline;
-        return timed_out;
-      });
+  auto scan = [&] {
+    return ScanBlockedNames(c, scan_roots, sandbox::BlockedNamePatterns(c.settings.sandbox), [&] {
+      if (c.cancel != nullptr && c.cancel->cancelled()) return true;
+      timed_out = std::chrono::steady_clock::now() >= deadline;
+      return timed_out;
+    });
+  };
+  // A folder that changed under the scan (ScanResult::changed), or on the way to a match since
+  // (AddBlockedMatches), left what it holds unseen or masked elsewhere: the scan is made again
+  // (only what changed is read), and a tree that keeps changing is refused, since what the
+  // command must not see is not known.
+  sandbox::ScanResult found;
+  std::string changed;
+  for (int attempt = 0;; ++attempt) {
+    found = scan();
+    if (found.cancelled) break;
+    changed =
+        found.changed ? found.changed_path : sandbox::AddBlockedMatches(found, scan_roots, spec);
+    if (changed.empty() || attempt == kScanRetries) break;
+  }
   *took = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
                                                                 start);
   if (found.cancelled) {
@@ -282,7 +299,15 @@ bool HideBlockedNames(const RunContext& c, const std::vector<std::string>& roots
     }
     return false;
   }
-  sandbox::AddBlockedMatches(found, scan_roots, spec);
+  if (!changed.empty()) {
+    r->outcome = Outcome::kFailedToStart;
+    r->error = "the folder " + changed +
+               " kept changing (a folder swapped for a link, or removed) while the workspace was "
+               "scanned for files to hide, " +
+               std::to_string(kScanRetries + 1) +
+               " times; not running: run the command again once nothing else is changing it";
+    return false;
+  }
   sandbox::ProtectRepositories(found.repos, spec);
   if (found.truncated) {
     r->sandbox_note = "blocked-name scan stopped at " +

@@ -104,13 +104,22 @@ void Count(Walk* w, size_t n) {
   }
 }
 
+// A folder below a root that its parent's listing in this walk showed as a folder, and that is
+// gone or is no longer one: the tree changed during the scan (ScanResult::changed).
+void NoteChanged(Walk* w, const ScanDir& d) {
+  if (d.depth == 0 || w->result->changed) return;
+  w->result->changed = true;
+  w->result->changed_path = Absolute(*w, d.root, d.path);
+}
+
 // A directory that could not be opened or listed (`err`): gone when it is no longer there or
 // no longer a directory; otherwise hidden whole (fail closed: its names cannot be checked), and
 // read again next time unless the refusal is its permissions (EACCES), which only a change to it
 // can lift.
-void MarkUnreadable(ScanDir* d, int err) {
+void MarkUnreadable(Walk* w, ScanDir* d, int err) {
   if (err == ENOENT || err == ENOTDIR || err == ELOOP) {
     d->state = ScanDir::kGone;
+    NoteChanged(w, *d);
     return;
   }
   d->state = ScanDir::kUnreadable;
@@ -128,7 +137,7 @@ void ReadDir(Walk* w, ScanDir* d, size_t budget) {
   util::UniqueFd fd(openat(w->root_fds[d->root].get(), d->path.empty() ? "." : d->path.c_str(),
                            O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   if (!fd.valid()) {
-    MarkUnreadable(d, errno);
+    MarkUnreadable(w, d, errno);
     return;
   }
   d->state = ScanDir::kRead;
@@ -143,7 +152,7 @@ void ReadDir(Walk* w, ScanDir* d, size_t budget) {
       d->items.clear();
       d->names.clear();
       d->entries = 0;
-      MarkUnreadable(d, err == ENOENT ? EIO : err);  // (removed while read: read again)
+      MarkUnreadable(w, d, err == ENOENT ? EIO : err);  // (removed while read: read again)
       return;
     }
     for (ssize_t off = 0; off < n;) {
@@ -203,10 +212,11 @@ void Refresh(Walk* w, ScanDir* d, size_t budget) {
     d->entries = 0;
     d->items.clear();
     d->names.clear();
-    MarkUnreadable(d, err == EACCES ? EIO : err);
+    MarkUnreadable(w, d, err == EACCES ? EIO : err);
     return;
   }
   if (!found || !S_ISDIR(st.st_mode)) {
+    NoteChanged(w, *d);
     if (d->state != ScanDir::kGone) w->dirty = true;
     d->state = ScanDir::kGone;
     d->key = ScanDirKey();

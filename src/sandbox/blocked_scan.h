@@ -46,6 +46,12 @@ struct ScanResult {
   size_t entries = 0;              // entries counted, at most max_entries
   bool truncated = false;          // stopped at max_entries: some entries were not looked at
   bool cancelled = false;          // `cancel` said stop: files and dirs are incomplete
+  // A folder listed as a folder was gone, a link or no longer a folder when the walk came to
+  // it: the tree changed while it was scanned (a command running beside may be swapping a
+  // folder for a link so that what it holds goes unseen). What is below it was not looked at:
+  // the caller scans again or refuses. `changed_path` names the first (absolute).
+  bool changed = false;
+  std::string changed_path;
   // Entries named .git (a folder, a file of a submodule or worktree saying where its folder
   // is, or a link) below the roots: repositories whose hooks the sandbox protects
   // (ProtectRepositories in spec.h). Never entered.

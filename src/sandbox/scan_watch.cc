@@ -281,10 +281,12 @@ ScanResult WatchedScan(ScanWatch* w, BlockedScan* cache, const std::vector<std::
     return r;
   }
   Index(w, *cache);
-  // A cancelled walk left directories unchecked, some with a watch of the old descriptor.
-  w->check_all = r.cancelled;
-  w->have_result = !r.cancelled;
-  if (!r.cancelled) w->result = r;
+  // A cancelled walk left directories unchecked, some with a watch of the old descriptor; so
+  // did one that found the tree changing under it.
+  bool incomplete = r.cancelled || r.changed;
+  w->check_all = incomplete;
+  w->have_result = !incomplete;
+  if (!incomplete) w->result = r;
   return r;
 }
 

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <unordered_map>
 
 #include "sandbox/blocked_names.h"
 #include "sandbox/host_sockets.h"
@@ -369,17 +370,47 @@ void ProtectRepositories(const std::vector<std::string>& repos, SandboxSpec* spe
   }
 }
 
-void AddBlockedMatches(const ScanResult& scan, const std::vector<std::string>& scan_roots,
-                       SandboxSpec* spec) {
+std::string AddBlockedMatches(const ScanResult& scan, const std::vector<std::string>& scan_roots,
+                              SandboxSpec* spec) {
+  // Each match's folder opened once, without following links: it is a real path now.
+  std::unordered_map<std::string, util::UniqueFd> folders;
   for (const std::vector<std::string>* found : {&scan.files, &scan.dirs}) {
     for (const std::string& p : *found) {
-      std::string r = util::RealPath(p);
+      size_t slash = p.rfind('/');
+      std::string folder = slash == 0 ? "/" : p.substr(0, slash);
+      auto it = folders.find(folder);
+      if (it == folders.end()) {
+        util::UniqueFd fd(util::OpenNoLinks(folder));
+        if (!fd.valid()) {
+          if (errno == ENOENT) continue;  // gone: nothing left to hide
+          return folder;
+        }
+        it = folders.emplace(folder, std::move(fd)).first;
+      }
+      struct stat st;
+      if (fstatat(it->second.get(), p.c_str() + slash + 1, &st, AT_SYMLINK_NOFOLLOW) != 0)
+        continue;  // gone since the scan
+      if (S_ISLNK(st.st_mode)) {
+        // A matched link is masked where it points (bubblewrap would mount over its target in
+        // any case), unless that holds a root: the workspace itself, not a secret.
+        std::string r = util::RealPath(p);
+        bool holds_a_root = false;
+        for (const std::string& root : scan_roots)
+          holds_a_root = holds_a_root || util::IsPathInside(root, r);
+        if (!r.empty() && !holds_a_root) AddBlocked(p, spec);
+        continue;
+      }
+      // Anything else is masked at exactly this path, not at what a path resolves to later: a
+      // folder on it swapped for a link since would take the mask elsewhere. Where bubblewrap
+      // then puts it is checked inside (MountManifest).
       bool holds_a_root = false;
       for (const std::string& root : scan_roots)
-        holds_a_root = holds_a_root || util::IsPathInside(root, r);
-      if (!r.empty() && !holds_a_root) AddBlocked(p, spec);
+        holds_a_root = holds_a_root || util::IsPathInside(root, p);
+      if (!holds_a_root)
+        AddUnique(S_ISDIR(st.st_mode) ? &spec->blocked_dirs : &spec->blocked_files, p);
     }
   }
+  return "";
 }
 
 }  // namespace safesh::sandbox

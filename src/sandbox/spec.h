@@ -95,8 +95,12 @@ std::vector<std::string> BlockedNamePatterns(const config::SandboxSettings& sett
 // mounts over a link's target in any case) and a link that points nowhere is left alone. A
 // match whose real path is or holds one of `scan_roots` (a link `x.pem -> /`, an unreadable
 // root) is left alone: masking it would hide the workspace itself, not a secret.
-void AddBlockedMatches(const ScanResult& scan, const std::vector<std::string>& scan_roots,
-                       SandboxSpec* spec);
+// The scan walked folders without following links, so each match's folder is a real path,
+// and a match that is not a link is masked at exactly its path. A folder that is no longer
+// real (a command running beside swapped a folder on it for a link since the scan) is
+// returned, and the caller scans again or refuses; empty when all were added.
+std::string AddBlockedMatches(const ScanResult& scan, const std::vector<std::string>& scan_roots,
+                              SandboxSpec* spec);
 
 // Protects the hooks of the repositories the scan found (ScanResult::repos): a commit in a
 // nested repository, a vendored one or a submodule runs its hooks outside the sandbox as surely

@@ -28,6 +28,8 @@
 #include "exec/launch_plan.h"
 #include "exec/procs.h"
 #include "pipeline/run_shell_command.h"
+#include "sandbox/blocked_names.h"
+#include "sandbox/blocked_scan.h"
 #include "sandbox/bwrap.h"
 #include "sandbox/doctor.h"
 #include "sandbox/landlock.h"
@@ -576,6 +578,62 @@ TEST_P(Escape, SwapsRacingTheSandboxStartNeverReachTheHostsProc) {
   std::cout << "[ race ] control: won after " << control_tries << " starts; safesh: " << tries
             << " starts, " << escapes << " escapes, " << ran << " ran; a refusal: " << a_refusal
             << "\n";
+}
+
+// The race before the mounts: a command running beside the one being started keeps swapping
+// the folder that holds a .env with a link to a decoy. The blocked-name scan, or the masking of
+// what it found, then misses the real .env (the scan does not follow links, and a mask put at a
+// path through the link lands on the decoy). The scan reports a folder that changed under it
+// (ScanResult::changed), AddBlockedMatches one whose path is no longer real, and safesh scans
+// again or refuses. Shown on the scan itself first: misses happen (the attack is real), and
+// every one is flagged; then through safesh, where the secret never reaches the command.
+TEST_P(Escape, SwapsRacingTheScanNeverLeaveASecretUnmasked) {
+  if (landlock()) GTEST_SKIP() << "Landlock cannot hide a path (documented)";
+  fs::create_directories(ws_ + "/sub");
+  fs::create_directories(ws_ + "/decoy");
+  std::string secret = "API_KEY=SECRET-" + std::to_string(getpid());
+  std::ofstream(ws_ + "/sub/.env") << secret << "\n";
+  std::ofstream(ws_ + "/decoy/.env") << "decoy\n";
+  ASSERT_EQ(symlink("decoy", (ws_ + "/sublink").c_str()), 0);
+  std::atomic<bool> stop{false};
+  std::thread swapper([&] {
+    while (!stop) {
+      syscall(SYS_renameat2, AT_FDCWD, (ws_ + "/sub").c_str(), AT_FDCWD, (ws_ + "/sublink").c_str(),
+              RENAME_EXCHANGE);
+    }
+  });
+  int misses = 0, unflagged = 0, scans = 0;
+  BlockedScan cache;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while ((misses < 20 || scans < 500) && std::chrono::steady_clock::now() < deadline) {
+    ScanResult r = Scan(&cache, {ws_}, DefaultBlockedNames(), ScanLimits(), [] { return false; });
+    ++scans;
+    SandboxSpec spec;
+    std::string changed = r.changed ? r.changed_path : AddBlockedMatches(r, {ws_}, &spec);
+    // Masked where it is: at either name, as the real folder had it when masked.
+    bool masked = false;
+    for (const std::string& f : spec.blocked_files)
+      masked = masked || f == ws_ + "/sub/.env" || f == ws_ + "/sublink/.env";
+    if (!masked) {
+      ++misses;
+      if (changed.empty()) ++unflagged;
+    }
+  }
+  EXPECT_GT(misses, 0) << "no scan of " << scans << " missed the file: the test proves nothing";
+  EXPECT_EQ(unflagged, 0) << "of " << misses << " misses in " << scans << " scans";
+
+  int leaks = 0, ran = 0, tries = 300;
+  for (int i = 0; i < tries; ++i) {
+    RunResult r = Run("cat sub/.env sublink/.env 2>/dev/null; echo RAN", "required");
+    if (r.output.find(secret) != std::string::npos) ++leaks;
+    if (r.output.find("RAN") != std::string::npos) ++ran;
+  }
+  stop = true;
+  swapper.join();
+  EXPECT_EQ(leaks, 0) << "of " << tries << " starts";
+  std::cout << "[ race ] scan: " << misses << " misses in " << scans << " scans, " << unflagged
+            << " unflagged; safesh: " << tries << " starts, " << leaks << " leaks, " << ran
+            << " ran\n";
 }
 
 // Runs bwrap with `args`, giving it `fds` as descriptors 3, 4, ... in order; its output.
