@@ -1028,7 +1028,7 @@ TEST_P(Bomb, AForkBombIsStoppedAtTheProcessLimit) {
 }
 
 TEST_P(Bomb, AMemoryBombIsStoppedAtTheMemoryLimit) {
-  const std::string helper = SAFESH_ESCAPE_HELPER;
+  const std::string helper = Helper();
   const std::string alloc = helper + " alloc 384";
   // The attempt is real: with no memory limit, 384 MiB are touched.
   Ran free = Safesh(alloc, "memory_limit = \"off\"");
