@@ -319,7 +319,12 @@ std::vector<std::string> BlockedScanRoots(const config::SandboxSettings& setting
   std::vector<std::string> out;
   for (const std::string& w : wanted) {
     std::string r = util::RealPath(w);
-    if (!r.empty() && IsDir(r)) AddUnique(&out, r);
+    // The sandbox has its own /proc, /dev and /sys view: the host's hold no files of the
+    // command's to hide, and /proc changes with every process (a scan of it never settles).
+    if (r.empty() || !IsDir(r) || util::IsPathInside(r, "/proc") || util::IsPathInside(r, "/dev") ||
+        util::IsPathInside(r, "/sys"))
+      continue;
+    AddUnique(&out, r);
   }
   return out;
 }

@@ -51,6 +51,10 @@ TEST_F(BlockedSpec, TheRootsAreTheWorkspaceAndTheConfiguredPathsNotTheTempFolder
   // Without them, none of the folders every sandbox may write to is scanned.
   std::vector<std::string> plain = BlockedScanRoots(config::SandboxSettings(), {ws_}, home_);
   EXPECT_EQ(plain, std::vector<std::string>{ws_});
+  // The host's /proc, /dev and /sys are never walked: the sandbox has its own.
+  config::SandboxSettings pseudo;
+  pseudo.read_only_paths = {"/proc", "/proc/self", "/dev", "/sys/kernel"};
+  EXPECT_EQ(BlockedScanRoots(pseudo, {ws_}, home_), std::vector<std::string>{ws_});
   SandboxSpec spec = BuildSpec(config::SandboxSettings(), {ws_}, home_);
   // The host's /tmp is no writable root: the sandbox has its own (private_tmp.h).
   EXPECT_FALSE(Has(spec.writable, "/tmp"));
