@@ -313,14 +313,17 @@ std::vector<std::string> BlockedScanRoots(const config::SandboxSettings& setting
                                           const std::vector<std::string>& roots,
                                           const std::string& home) {
   std::string base = roots.empty() ? std::string("/") : roots[0];
-  std::vector<std::string> wanted = roots;
-  for (const std::string& p : settings.read_only_paths)
-    wanted.push_back(Expand(p, home, base));
   std::vector<std::string> out;
-  for (const std::string& w : wanted) {
+  // The roots always: they are bound into the sandbox wherever they lie (a workspace in
+  // /dev/shm included).
+  for (const std::string& w : roots) {
     std::string r = util::RealPath(w);
-    // The sandbox has its own /proc, /dev and /sys view: the host's hold no files of the
-    // command's to hide, and /proc changes with every process (a scan of it never settles).
+    if (!r.empty() && IsDir(r)) AddUnique(&out, r);
+  }
+  for (const std::string& p : settings.read_only_paths) {
+    std::string r = util::RealPath(Expand(p, home, base));
+    // Not a read-only path in the host's /proc, /dev or /sys: the sandbox sees its own there,
+    // not the host's, and /proc changes with every process (a scan of it never settles).
     if (r.empty() || !IsDir(r) || util::IsPathInside(r, "/proc") || util::IsPathInside(r, "/dev") ||
         util::IsPathInside(r, "/sys"))
       continue;

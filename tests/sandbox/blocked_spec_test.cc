@@ -10,6 +10,7 @@
 
 #include "sandbox/blocked_names.h"
 #include "sandbox/spec.h"
+#include "support/temp_dir.h"
 
 namespace safesh::sandbox {
 namespace {
@@ -55,6 +56,11 @@ TEST_F(BlockedSpec, TheRootsAreTheWorkspaceAndTheConfiguredPathsNotTheTempFolder
   config::SandboxSettings pseudo;
   pseudo.read_only_paths = {"/proc", "/proc/self", "/dev", "/sys/kernel"};
   EXPECT_EQ(BlockedScanRoots(pseudo, {ws_}, home_), std::vector<std::string>{ws_});
+  // A root is scanned wherever it lies: a workspace in /dev/shm is bound into the sandbox.
+  if (fs::is_directory("/dev/shm")) {
+    ::safesh::testing::TempDir shm("/dev/shm");
+    EXPECT_EQ(BlockedScanRoots(pseudo, {shm.path}, home_), std::vector<std::string>{shm.path});
+  }
   SandboxSpec spec = BuildSpec(config::SandboxSettings(), {ws_}, home_);
   // The host's /tmp is no writable root: the sandbox has its own (private_tmp.h).
   EXPECT_FALSE(Has(spec.writable, "/tmp"));
