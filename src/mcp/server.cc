@@ -38,7 +38,10 @@ int LevelIndex(const std::string& name) {
 struct Call {
   Json id;
   exec::CancelToken cancel;
-  std::atomic<bool> cancelled{false};  // the client cancelled it: send nothing more for it
+  // The client cancelled it: send nothing more for it. Set, and checked before anything is
+  // written for the call, under say_mu: once the cancellation is handled, nothing follows.
+  std::atomic<bool> cancelled{false};
+  std::mutex say_mu;
   std::atomic<bool> done{false};
   std::thread thread;
 };
@@ -329,9 +332,9 @@ void Server::StartCall(const Json& id, std::function<Json(const std::shared_ptr<
     }
     std::string line = ResultLine(call->id, WithNotices(std::move(result)));
     // Done before the answer is written: a client may reuse the id as soon as it has read it.
-    bool cancelled = call->cancelled;
+    std::lock_guard<std::mutex> say(call->say_mu);
     call->done = true;
-    if (!cancelled) out_.Write(line);
+    if (!call->cancelled) out_.Write(line);
   });
 }
 
@@ -357,15 +360,19 @@ Json Server::RunCommand(const std::shared_ptr<Call>& call, const CommandArgs& ar
       int n = 0;
       std::unique_lock<std::mutex> lock(tick_mu);
       for (;;) {
-        if (finished || call->cancelled) return;
+        if (finished) return;
         auto secs = std::chrono::duration_cast<std::chrono::seconds>(
                         std::chrono::steady_clock::now() - start)
                         .count();
-        out_.Write(NotificationLine(
-            "notifications/progress",
-            {{"progressToken", progress_token},
-             {"progress", n++},
-             {"message", n == 1 ? "started" : "running for " + std::to_string(secs) + " s"}}));
+        {
+          std::lock_guard<std::mutex> say(call->say_mu);
+          if (call->cancelled) return;
+          out_.Write(NotificationLine(
+              "notifications/progress",
+              {{"progressToken", progress_token},
+               {"progress", n++},
+               {"message", n == 1 ? "started" : "running for " + std::to_string(secs) + " s"}}));
+        }
         tick_cv.wait_for(lock, std::chrono::milliseconds(config_.progress_every_ms));
       }
     });
@@ -486,7 +493,10 @@ void Server::HandleNotification(const Message& m) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = calls_.find(key);
   if (it == calls_.end() || it->second->done) return;  // finished, or never ours: ignored
-  it->second->cancelled = true;
+  {
+    std::lock_guard<std::mutex> say(it->second->say_mu);
+    it->second->cancelled = true;
+  }
   it->second->cancel.Cancel();
   answered_.notify_all();
 }
@@ -533,7 +543,10 @@ void Server::Shutdown() {
     stopping_ = true;
     for (auto& [key, c] : calls_) {
       // The client is gone: nothing can be answered, so every command is stopped.
-      c->cancelled = true;
+      {
+        std::lock_guard<std::mutex> say(c->say_mu);
+        c->cancelled = true;
+      }
       c->cancel.Cancel();
       all.push_back(c);
     }
