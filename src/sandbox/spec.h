@@ -79,10 +79,10 @@ SandboxSpec BuildSpec(const config::SandboxSettings& settings,
 // The directories the blocked-name scan walks (blocked_scan.h): `roots` (the workspace and
 // [sandbox] writable_paths) and [sandbox] read_only_paths, as real paths, those that are
 // directories, each once; no read-only path in /proc, /dev or /sys (the sandbox has its own
-// there), while a root is scanned wherever it lies. Not /tmp, /var/tmp, $TMPDIR or ~/.cache, although commands may write
-// there: they are shared with every other program and often large, so they would use up the
-// entry limit and make every command slower, and what other programs leave there is not the
-// workspace's to hide.
+// there), while a root is scanned wherever it lies. Not /tmp, /var/tmp, $TMPDIR or ~/.cache,
+// although commands may write there: they are shared with every other program and often large, so
+// they would use up the entry limit and make every command slower, and what other programs leave
+// there is not the workspace's to hide.
 std::vector<std::string> BlockedScanRoots(const config::SandboxSettings& settings,
                                           const std::vector<std::string>& roots,
                                           const std::string& home);
