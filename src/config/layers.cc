@@ -82,6 +82,8 @@ const std::vector<Field>& Fields() {
       OptList("sandbox", "scrub_env", [](Settings* s) { return &s->sandbox.scrub_env; }),
       OptList("sandbox", "env_allow", [](Settings* s) { return &s->sandbox.env_allow; }),
       Bool("sandbox", "allow_git_config", [](Settings* s) { return &s->sandbox.allow_git_config; }),
+      Bool("sandbox", "root_keeps_owner_rights",
+           [](Settings* s) { return &s->sandbox.root_keeps_owner_rights; }),
       List("sandbox", "allow_unix_sockets",
            [](Settings* s) { return &s->sandbox.allow_unix_sockets; }),
       Int("sandbox", "max_processes", [](Settings* s) { return &s->sandbox.max_processes; }),

@@ -96,6 +96,12 @@ const std::vector<Rule>& Rules() {
                        "lets commands change .git/config (which can make git run programs)", what,
                        why);
        }},
+      {"sandbox", "root_keeps_owner_rights",
+       [](const Settings& s, std::string* what, std::string* why) {
+         return IfTrue(s.sandbox.root_keeps_owner_rights, "[sandbox] root_keeps_owner_rights",
+                       "lets root's commands read and write host files that only root may", what,
+                       why);
+       }},
       {"sandbox", "allow_unix_sockets",
        [](const Settings& s, std::string* what, std::string* why) {
          return NonEmpty(s.sandbox.allow_unix_sockets, "[sandbox] allow_unix_sockets",

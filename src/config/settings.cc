@@ -40,6 +40,7 @@ const std::vector<Section>& KnownSections() {
         {"scrub_env", Key::kStrings},
         {"env_allow", Key::kStrings},
         {"allow_git_config", Key::kBool},
+        {"root_keeps_owner_rights", Key::kBool},
         {"allow_unix_sockets", Key::kStrings},
         {"max_processes", Key::kInt},
         {"memory_limit", Key::kSize}}},
@@ -202,6 +203,7 @@ bool ReadRunKey(const std::string& section, const std::string& k, const toml::no
     if (k == "scrub_env") s->sandbox.scrub_env = Strings(value);
     if (k == "env_allow") s->sandbox.env_allow = Strings(value);
     if (k == "allow_git_config") s->sandbox.allow_git_config = *value.value<bool>();
+    if (k == "root_keeps_owner_rights") s->sandbox.root_keeps_owner_rights = *value.value<bool>();
     if (k == "max_processes") {
       int64_t v = *value.value<int64_t>();
       if (v != 0 && (v < kMinProcesses || v > kMaxProcesses))

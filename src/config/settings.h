@@ -32,6 +32,10 @@ struct SandboxSettings {
   // When set, the child gets only PATH and the variables these globs name.
   std::optional<std::vector<std::string>> env_allow;
   bool allow_git_config = false;
+  // As root, commands run as an unprivileged uid with the workspace mapped to it
+  // (sandbox/root_map.h). True: they run as uid 0 and keep root's owner rights on host files
+  // (for file systems that cannot be idmapped).
+  bool root_keeps_owner_rights = false;
   // Host UNIX sockets (or folders of them) that commands may connect to, e.g. a database's
   // "/run/postgresql". Every other socket in the places safesh looks is masked.
   std::vector<std::string> allow_unix_sockets;

@@ -3,13 +3,17 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/filter.h>
+#include <linux/mount.h>
 #include <linux/seccomp.h>
 #include <linux/securebits.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -57,6 +61,12 @@ struct GuardSetup {
   bool pid_namespace;
   const sock_filter* filter;
   unsigned short filter_len;
+  // LaunchPlan::RootMap, as indexes into pass_fds; userns -1 when not mapped.
+  int userns;
+  const char* stage;
+  const int* trees;
+  const char* tree_dirs;
+  int n_trees;
 };
 
 constexpr int kMaxPass = 64;
@@ -104,6 +114,71 @@ bool ArrangeFds(const GuardSetup& s, Layout* out) {
   out->report_w = 6 + n;
   out->first_join = 7 + n;
   out->end = above;
+  return true;
+}
+
+// The name of idmapped tree `i` in the stage: its decimal number, without allocating.
+void TreeName(int i, char (&out)[12]) {
+  char digits[12];
+  int n = 0;
+  do {
+    digits[n++] = static_cast<char>('0' + i % 10);
+    i /= 10;
+  } while (i > 0 && n < 11);
+  for (int k = 0; k < n; ++k)
+    out[k] = digits[n - 1 - k];
+  out[n] = '\0';
+}
+
+// Root's sandbox (LaunchPlan::RootMap), in the command's process, with system calls only:
+//   - a mount namespace of its own, every mount private, so nothing mounted here reaches the
+//     host's (a shared / would carry the attached trees back to it);
+//   - a fresh tmpfs on the stage, with a mount point per idmapped tree, each tree attached on
+//     its own (bubblewrap resolves a bound descriptor to its path and walks it);
+//   - the user namespace joined, and uid and gid 0 in it taken (no supplementary groups): the
+//     host sees kRootMapFirstId; the descriptor closed.
+// False with errno set at the first step that failed.
+bool EnterRootMap(const GuardSetup& s) {
+  if (unshare(CLONE_NEWNS) != 0) return false;
+  if (mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) return false;
+  int stage = open(s.stage, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (stage < 0) return false;
+  int fs = static_cast<int>(syscall(SYS_fsopen, "tmpfs", FSOPEN_CLOEXEC));
+  if (fs < 0) return false;
+  if (syscall(SYS_fsconfig, fs, FSCONFIG_SET_STRING, "mode", "0755", 0) != 0 ||
+      syscall(SYS_fsconfig, fs, FSCONFIG_SET_STRING, "size", "65536", 0) != 0 ||
+      syscall(SYS_fsconfig, fs, FSCONFIG_CMD_CREATE, nullptr, nullptr, 0) != 0)
+    return false;
+  int tmp = static_cast<int>(syscall(SYS_fsmount, fs, FSMOUNT_CLOEXEC, 0));
+  if (tmp < 0) return false;
+  char name[12];
+  for (int i = 0; i < s.n_trees; ++i) {
+    TreeName(i, name);
+    if (s.tree_dirs[i] != 0) {
+      if (mkdirat(tmp, name, 0755) != 0) return false;
+    } else {
+      int f = openat(tmp, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+      if (f < 0) return false;
+      close(f);
+    }
+  }
+  if (syscall(SYS_move_mount, tmp, "", stage, "",
+              MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) != 0)
+    return false;
+  for (int i = 0; i < s.n_trees; ++i) {
+    TreeName(i, name);
+    if (syscall(SYS_move_mount, 3 + s.trees[i], "", tmp, name, MOVE_MOUNT_F_EMPTY_PATH) != 0)
+      return false;
+  }
+  close(tmp);
+  close(fs);
+  close(stage);
+  if (setns(3 + s.userns, CLONE_NEWUSER) != 0) return false;
+  // Raw system calls: this process has one thread, and glibc's wrappers would signal others.
+  if (syscall(SYS_setgroups, 0, nullptr) != 0 || syscall(SYS_setresgid, 0, 0, 0) != 0 ||
+      syscall(SYS_setresuid, 0, 0, 0) != 0)
+    return false;
+  close(3 + s.userns);
   return true;
 }
 
@@ -170,6 +245,9 @@ int SpawnCommand(const GuardSetup& s, const Layout& l, pid_t* pid_out, int32_t* 
       rlimit r = {s.rlimits[i].value, s.rlimits[i].value};
       if (setrlimit(static_cast<__rlimit_resource>(s.rlimits[i].resource), &r) != 0) fail(errno);
     }
+
+    at = GuardReport::kStepUser;
+    if (s.userns >= 0 && !EnterRootMap(s)) fail(errno);
 
     at = GuardReport::kStepConfine;
     if (s.self_confine) {
@@ -397,7 +475,12 @@ bool StartGuarded(const LaunchPlan& plan, GuardedCommand* out, std::string* erro
                    plan.self_confine,
                    plan.pid_namespace,
                    reinterpret_cast<const sock_filter*>(plan.seccomp_bpf.data()),
-                   static_cast<unsigned short>(plan.seccomp_bpf.size() / sizeof(sock_filter))};
+                   static_cast<unsigned short>(plan.seccomp_bpf.size() / sizeof(sock_filter)),
+                   plan.root_map.userns,
+                   plan.root_map.stage.c_str(),
+                   plan.root_map.trees.data(),
+                   plan.root_map.tree_dirs.data(),
+                   static_cast<int>(plan.root_map.trees.size())};
 
   pid_t pid = fork();
   if (pid < 0) return Fail(error, "cannot fork the guard process");

@@ -47,6 +47,7 @@ struct GuardReport {
     kStepProcess,    // session, signals, descriptors 0-2, closing the rest
     kStepCgroup,     // joining the plan's cgroups
     kStepRlimit,     // setting the plan's rlimits
+    kStepUser,       // root's sandbox: mount namespace, idmapped mounts, user namespace
     kStepConfine,    // capabilities, no-new-privileges, Landlock, seccomp
     kStepExec,       // execve
   };

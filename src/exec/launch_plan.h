@@ -40,6 +40,18 @@ struct LaunchPlan {
     rlim_t value;
   };
   std::vector<Rlimit> rlimits;
+  // Root's sandbox (sandbox/root_map.h), when `userns` >= 0. After the limits, the command's own
+  // process enters a mount namespace of its own (nothing it mounts reaches the host's), mounts a
+  // tmpfs on `stage`, attaches each idmapped mount tree there (as "0", "1", ...: a folder or an
+  // empty file, as `tree_dirs` says), then joins the user namespace as its root (an unprivileged
+  // uid on the host) and closes it. All are indexes into pass_fds.
+  struct RootMap {
+    int userns = -1;
+    std::string stage;
+    std::vector<int> trees;
+    std::vector<char> tree_dirs;
+  };
+  RootMap root_map;
 };
 
 // The plan for running `command` with bash, unsandboxed.

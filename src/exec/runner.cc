@@ -53,6 +53,10 @@ std::string SpawnError(const std::string& program, const GuardReport& rep) {
       return "cannot put the command in its cgroup (for its resource limits): " + why;
     case GuardReport::kStepRlimit:
       return "cannot set the command's resource limits (setrlimit): " + why;
+    case GuardReport::kStepUser:
+      return "cannot give root's command its unprivileged user and idmapped mounts "
+             "(sandbox/root_map.h): " +
+             why;
     case GuardReport::kStepConfine:
       return "cannot confine the command (capabilities, Landlock, seccomp): " + why;
     case GuardReport::kStepProcess:

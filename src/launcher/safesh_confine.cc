@@ -93,6 +93,7 @@ int OpenNoLinks(const char* path) {
 //   "b" RO DEV INO PATH  a bind from a descriptor: at PATH the same inode, read-only if RO is 1
 //   "n" PATH             a mask with /dev/null: the null device
 //   "t" PATH             an empty read-only tmpfs
+//   "d" PATH             a read-only tmpfs that holds other mounts (root_map.h: a closed folder)
 void CheckMounts(int manifest) {
   static char buf[1 << 20];
   size_t len = 0;
@@ -161,6 +162,10 @@ void CheckMounts(int manifest) {
       case 't':
         if (sfs.f_type != TMPFS_MAGIC || !read_only || !S_ISDIR(st.st_mode))
           Misplaced(path, "it is not an empty read-only folder");
+        break;
+      case 'd':
+        if (sfs.f_type != TMPFS_MAGIC || !read_only || !S_ISDIR(st.st_mode))
+          Misplaced(path, "it is not a read-only tmpfs folder");
         break;
       default:
         errno = EINVAL;

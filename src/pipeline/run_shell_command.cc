@@ -497,6 +497,14 @@ bool PrepareSteps(const RunContext& c, PreparedRun* run) {
                                              : "; UNIX sockets allowed ([sandbox] "
                                                "allow_unix_sockets): the host's found are masked")
                                  : "; no UNIX sockets (seccomp): no host socket is reachable";
+    if (geteuid() == 0 && !landlock)
+      result.sandbox_reason += spec.map_root
+                                   ? "; root inside is an unprivileged uid on the host "
+                                     "(no owner rights on root's files outside the workspace)"
+                                   : "; root inside is root on the host ([sandbox] "
+                                     "root_keeps_owner_rights): it reads root's files";
+    if (geteuid() == 0 && landlock)
+      result.sandbox_reason += "; root keeps its owner rights on host files (Landlock launcher)";
     if (spec.sockets_truncated && !landlock)
       result.sandbox_reason +=
           "; the search for host UNIX sockets stopped at its limit, later ones are not masked";

@@ -79,6 +79,15 @@ std::string PermissionAdvice(std::string_view output, const SandboxSpec& spec,
         continue;
       }
     }
+    if (denied && spec.map_root && !path.empty() && !InsideAny(path, spec.writable)) {
+      add("`" + path +
+          "` is out of reach: as root, commands run as an unprivileged uid "
+          "(root_keeps_owner_rights "
+          "is off) and reach host files only as any other user may; the workspace and [sandbox] "
+          "writable_paths stay root's. Work inside the workspace, or add the folder to [sandbox] "
+          "writable_paths.");
+      continue;
+    }
     if (read_only || (denied && launcher == "landlock" && !path.empty())) {
       std::string what = path.empty() ? "a path outside the writable folders" : "`" + path + "`";
       add("The sandbox keeps " + what +

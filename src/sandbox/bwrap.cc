@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "sandbox/landlock.h"
+#include "sandbox/root_map.h"
 #include "sandbox/seccomp.h"
 #include "util/file.h"
 
@@ -39,6 +40,28 @@ std::vector<Bind> Binds(const SandboxSpec& spec) {
   for (const std::string& s : spec.socket_binds)
     out.push_back({&s, s, true});
   return out;
+}
+
+// Root's sandbox (root_map.h): each bind source becomes an idmapped copy of its mount, which the
+// command's process attaches before it joins the namespace.
+bool MapRoot(const SandboxSpec& spec, SandboxFds* fds, exec::LaunchPlan* plan, std::string* error) {
+  if (!PrepareRootMapStage(error) || !RootMapNamespace(&fds->userns, error)) return false;
+  std::vector<Bind> all = Binds(spec);
+  plan->root_map.stage = kRootMapStage;
+  plan->root_map.tree_dirs.clear();
+  for (size_t i = 0; i < all.size(); ++i) {
+    struct stat st;
+    if (fstat(fds->binds.fds[i].get(), &st) != 0) {
+      *error = "cannot stat " + *all[i].source + ": " + strerror(errno);
+      return false;
+    }
+    util::UniqueFd tree;
+    if (!IdmapTree(fds->binds.fds[i].get(), fds->userns.get(), *all[i].source, &tree, error))
+      return false;
+    fds->binds.fds[i] = std::move(tree);
+    plan->root_map.tree_dirs.push_back(S_ISDIR(st.st_mode) ? 1 : 0);
+  }
+  return true;
 }
 
 }  // namespace
@@ -93,7 +116,15 @@ std::vector<std::string> BwrapArgs(const SandboxSpec& spec, const std::string& c
     a.insert(a.end(),
              {"--perms", "1777", "--size", std::to_string(spec.tmp_bytes), "--tmpfs", "/var/tmp"});
   int next_fd = first_bind_fd;
+  bool closed = false;
   for (const Bind& b : Binds(spec)) {
+    // Root's sandbox: the folders its uid may not enter on the way to a bind, emptied before
+    // the first bind that is not a temporary folder (one may lie in the sandbox's /tmp).
+    if (!closed && b.dest != "/tmp" && b.dest != "/var/tmp") {
+      closed = true;
+      for (const std::string& d : spec.closed_dirs)
+        a.insert(a.end(), {"--tmpfs", d});
+    }
     if (first_bind_fd >= 0) {
       a.insert(a.end(),
                {b.read_only ? "--ro-bind-fd" : "--bind-fd", std::to_string(next_fd++), b.dest});
@@ -114,6 +145,13 @@ std::vector<std::string> BwrapArgs(const SandboxSpec& spec, const std::string& c
     a.insert(a.end(), {"--ro-bind", "/dev/null", f});
   for (const std::string& d : spec.blocked_dirs) {
     a.insert(a.end(), {"--tmpfs", d, "--remount-ro", d});
+  }
+  if (spec.map_root) {
+    // Where the idmapped mounts were attached (root_map.h): another view of every bind, under
+    // none of the masks above. Hidden, and the closed folders made read-only once filled.
+    a.insert(a.end(), {"--tmpfs", kRootMapStage, "--remount-ro", kRootMapStage});
+    for (const std::string& d : spec.closed_dirs)
+      a.insert(a.end(), {"--remount-ro", d});
   }
   a.insert(a.end(), {"--chdir", cwd});
   if (seccomp_fd >= 0) a.insert(a.end(), {"--seccomp", std::to_string(seccomp_fd)});
@@ -270,6 +308,14 @@ bool MountManifest(const SandboxSpec& spec, const BindSources& binds, util::Uniq
       field(p);
     }
   }
+  if (spec.map_root) {
+    field("t");
+    field(kRootMapStage);
+    for (const std::string& p : spec.closed_dirs) {
+      field("d");
+      field(p);
+    }
+  }
   util::UniqueFd fd(memfd_create("safesh-mounts", MFD_CLOEXEC | MFD_ALLOW_SEALING));
   if (!fd.valid() || !util::WriteAll(fd.get(), text) ||
       fcntl(fd.get(), F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0 ||
@@ -305,9 +351,16 @@ bool SandboxPlan(const std::string& bwrap, const SandboxSpec& spec, const std::s
     plan->pass_fds.push_back(fds->confine.get());
     plan->pass_fds.push_back(fds->manifest.get());
   }
+  if (spec.map_root && !MapRoot(spec, fds, plan, error)) return false;
   int first_bind_fd = 3 + static_cast<int>(plan->pass_fds.size());
-  for (const util::UniqueFd& fd : fds->binds.fds)
+  for (const util::UniqueFd& fd : fds->binds.fds) {
+    if (spec.map_root) plan->root_map.trees.push_back(static_cast<int>(plan->pass_fds.size()));
     plan->pass_fds.push_back(fd.get());
+  }
+  if (spec.map_root) {
+    plan->root_map.userns = static_cast<int>(plan->pass_fds.size());
+    plan->pass_fds.push_back(fds->userns.get());
+  }
   std::vector<std::string> args = BwrapArgs(spec, cwd, 3, first_bind_fd, inner);
   args.insert(args.begin(), "bwrap");
   plan->program = bwrap;

@@ -84,7 +84,9 @@ struct SandboxFds {
   util::UniqueFd ruleset;   // the Landlock ruleset, descriptor 4, when confined
   util::UniqueFd confine;   // safesh-confine itself (5), executed through /proc/self/fd
   util::UniqueFd manifest;  // MountManifest (6), for safesh-confine
-  BindSources binds;        // the mount sources, from descriptor 4 or 7 on
+  BindSources binds;        // the mount sources, from descriptor 4 or 7 on (idmapped for
+                            // root's sandbox: root_map.h)
+  util::UniqueFd userns;    // root's sandbox: its user namespace, passed last
 };
 
 // Turns an unsandboxed plan (bash -c ...) into one that runs it under bwrap. The plan's cwd

@@ -14,6 +14,7 @@
 #include "exec/limits.h"
 #include "sandbox/bwrap.h"
 #include "sandbox/landlock.h"
+#include "sandbox/root_map.h"
 #include "sandbox/seccomp.h"
 #include "util/file.h"
 #include "util/json_writer.h"
@@ -112,6 +113,19 @@ Diagnosis Diagnose(const std::string& bwrap) {
     if (error.empty() && !seccomp_ok) error = "the kernel has no seccomp filters";
     d.layers.push_back(
         {"seccomp", seccomp_ok, seccomp_ok ? "filters can be built and loaded" : error});
+  }
+  if (geteuid() == 0) {
+    // As a run does it (root_map.h), on the folder doctor runs in, which is mostly the workspace.
+    util::UniqueFd ns, here(open(".", O_PATH | O_DIRECTORY | O_CLOEXEC)), tree;
+    std::string error;
+    bool ok = RootMapNamespace(&ns, &error) && here.valid() &&
+              IdmapTree(here.get(), ns.get(), "this folder", &tree, &error);
+    d.layers.push_back(
+        {"root's sandbox", ok,
+         ok ? "commands run as uid " + std::to_string(kRootMapFirstId) +
+                  " on the host (root inside), the workspace idmapped to it: no owner rights on "
+                  "root's files ([sandbox] root_keeps_owner_rights = true turns this off)"
+            : error});
   }
   std::string why = ProbeBwrap(bwrap, false);
   d.layers.push_back({"network namespace", why.empty(),

@@ -11,6 +11,7 @@
 
 #include "sandbox/blocked_names.h"
 #include "sandbox/host_sockets.h"
+#include "sandbox/root_map.h"
 #include "util/file.h"
 #include "util/state_dir.h"
 #include "util/unique_fd.h"
@@ -305,6 +306,29 @@ SandboxSpec BuildSpec(const config::SandboxSettings& settings,
         block_missing(Expand(p, home, base), IsBlockedFile(Expand(p, home, base)));
         break;
     }
+  }
+  spec.map_root = WantsRootMap(settings.root_keeps_owner_rights);
+  if (spec.map_root) {
+    // An allowed socket is bound wherever it lies, through an idmapped mount: connecting needs
+    // write permission on it, which root's socket gives only its owner.
+    for (const std::string& a : allowed) {
+      std::string r = util::RealPath(a);
+      if (!r.empty() && r != "/tmp" && r != "/var/tmp" && !InsideAny(r, spec.writable))
+        AddUnique(&spec.socket_binds, r);
+    }
+    std::vector<std::string> dests = spec.writable;
+    dests.insert(dests.end(), spec.read_only.begin(), spec.read_only.end());
+    dests.insert(dests.end(), spec.socket_binds.begin(), spec.socket_binds.end());
+    spec.closed_dirs = ClosedAncestors(dests, spec.writable);
+    // A mask behind a folder the command may not enter (~/.ssh when the home folder is 0700)
+    // guards nothing it could reach, and bubblewrap, as the mapped root, could not reach its
+    // place to mount it.
+    auto unreachable = [&](const std::string& p) {
+      return !InsideAny(p, spec.writable) && !FirstClosedAncestor(p, spec.writable).empty();
+    };
+    for (std::vector<std::string>* v : {&spec.blocked_files, &spec.blocked_dirs,
+                                        &spec.missing_files, &spec.missing_dirs, &spec.sockets})
+      std::erase_if(*v, unreachable);
   }
   return spec;
 }

@@ -45,6 +45,12 @@ struct SandboxSpec {
   // The socket search stopped at its limit: say so in the result's reason.
   bool sockets_truncated = false;
   bool network = false;
+  // Root's sandbox (root_map.h): the command's root is an unprivileged uid on the host, and
+  // every bind above is an idmapped mount, so that the command owns them as root owns them.
+  bool map_root = false;
+  // With map_root: the folders that uid may not enter on the way to a bind (/root), each
+  // replaced by a read-only tmpfs that holds only the binds inside it.
+  std::vector<std::string> closed_dirs;
 };
 
 // Whether `path` (made real) is `root` or inside one of `roots` (real paths, as in a spec).

@@ -29,6 +29,9 @@ class BlockedSpec : public ::testing::Test {
     char* real = realpath(t, nullptr);
     dir_ = real;
     free(real);
+    // Open to every uid, as a user's files mostly are (as root, a folder closed to others
+    // changes the spec: RootsSandboxEmptiesTheFoldersOthersMayNotEnter).
+    chmod(dir_.c_str(), 0755);
     ws_ = dir_ + "/ws";
     home_ = dir_ + "/home";
     fs::create_directories(ws_);
@@ -167,6 +170,34 @@ TEST_F(BlockedSpec, RepositoriesBelowTheRootsHaveTheirHooksHiddenWhenGitWouldUse
       EXPECT_NE(p, ws_ + "/hooks") << "a .git file naming the root made it a repository";
     }
   }
+}
+
+// As root (root_map.h), the command's root is another uid: a folder closed to others on the way
+// to a bind becomes an empty tmpfs holding the binds, and a mask behind a closed folder outside
+// the roots is left out (nothing can reach what it guards). Not root: nothing of this.
+TEST_F(BlockedSpec, RootsSandboxEmptiesTheFoldersOthersMayNotEnter) {
+  fs::create_directories(home_ + "/.ssh");
+  fs::create_directories(dir_ + "/closed/ws");
+  ASSERT_EQ(chmod(home_.c_str(), 0700), 0);
+  ASSERT_EQ(chmod((dir_ + "/closed").c_str(), 0700), 0);
+  SandboxSpec spec = BuildSpec(config::SandboxSettings(), {dir_ + "/closed/ws"}, home_);
+  config::SandboxSettings keep;
+  keep.root_keeps_owner_rights = true;
+  SandboxSpec kept = BuildSpec(keep, {dir_ + "/closed/ws"}, home_);
+  EXPECT_FALSE(kept.map_root);
+  EXPECT_TRUE(kept.closed_dirs.empty());
+  EXPECT_TRUE(Has(kept.blocked_dirs, home_ + "/.ssh"));
+  if (geteuid() != 0) {
+    EXPECT_FALSE(spec.map_root);
+    EXPECT_TRUE(spec.closed_dirs.empty());
+    return;
+  }
+  EXPECT_TRUE(spec.map_root);
+  // ~/.cache is a writable root inside the closed home; the workspace lies in another.
+  EXPECT_TRUE(Has(spec.closed_dirs, dir_ + "/closed"));
+  EXPECT_TRUE(Has(spec.closed_dirs, home_));
+  EXPECT_EQ(spec.closed_dirs.size(), 2u);
+  EXPECT_FALSE(Has(spec.blocked_dirs, home_ + "/.ssh"));
 }
 
 }  // namespace

@@ -33,6 +33,7 @@
 #include "sandbox/bwrap.h"
 #include "sandbox/doctor.h"
 #include "sandbox/landlock.h"
+#include "sandbox/root_map.h"
 #include "support/requires.h"
 #include "support/subprocess.h"
 #include "support/temp_dir.h"
@@ -61,13 +62,22 @@ std::string Helper() {
 // writable roots or its own temporary folders, as the user's files are. Under /tmp they would be
 // out of sight inside, and every attempt on them would fail for that reason alone, proving
 // nothing about the protection it means to test.
+// As root, also somewhere every uid may enter: the command's root is another uid there
+// (root_map.h), and a folder closed to it (/root) is out of its sight but for the roots.
 std::string VisibleBase() {
-  for (const char* candidate : {getenv("HOME"), getenv("PWD")}) {
+  std::string shared;
+  if (geteuid() == 0) {
+    shared = "/var/lib/safesh-tests";
+    mkdir(shared.c_str(), 0755);
+  }
+  for (const char* candidate : {static_cast<const char*>(getenv("HOME")),
+                                static_cast<const char*>(getenv("PWD")), shared.c_str()}) {
     if (candidate == nullptr || candidate[0] != '/') continue;
     std::string real = util::RealPath(candidate);
     if (real.empty() || real == "/" || util::IsPathInside(real, "/tmp") ||
         util::IsPathInside(real, "/var/tmp") || util::IsPathInside(real, "/dev/shm") ||
-        access(real.c_str(), W_OK) != 0)
+        access(real.c_str(), W_OK) != 0 ||
+        (geteuid() == 0 && !FirstClosedAncestor(real + "/x", {}).empty()))
       continue;
     return real;
   }
@@ -101,6 +111,9 @@ class Escape : public ::testing::TestWithParam<std::string> {
     std::string t = base + "/.safesh-escape-XXXXXX";
     ASSERT_NE(mkdtemp(t.data()), nullptr) << strerror(errno);
     dir_ = t;
+    // Open to every uid, as a user's files mostly are: as root, the command's root is another
+    // uid (root_map.h), and a 0700 folder would hide the helper and the test's home from it.
+    ASSERT_EQ(chmod(dir_.c_str(), 0755), 0);
     g_helper = FromEnv("SAFESH_ESCAPE_HELPER", "");
     if (g_helper.empty()) {
       g_helper = dir_ + "/escape_helper";
@@ -146,7 +159,10 @@ class Escape : public ::testing::TestWithParam<std::string> {
     if (mkdtemp(tmpl.data()) == nullptr) return Confine();
     confine_dir_ = tmpl;
     fs::copy_file(built, confine_dir_ + "/safesh-confine");
-    fs::permissions(confine_dir_ + "/safesh-confine", fs::perms::owner_all);
+    // Executable by every uid: as root, the command's root is another uid (root_map.h).
+    fs::permissions(confine_dir_ + "/safesh-confine",
+                    fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                        fs::perms::others_read | fs::perms::others_exec);
     return confine_dir_ + "/safesh-confine";
   }
 
@@ -545,6 +561,56 @@ TEST_P(Escape, KernelSettingsAreReadOnlyForRoot) {
       "v=$(cat /proc/sys/kernel/core_pattern); echo \"$v\" > /proc/sys/kernel/core_pattern && "
       "echo WROTE",
       "WROTE");
+}
+
+// As root, the command's root is an unprivileged uid on the host (root_map.h). Root's owner
+// rights are gone outside the workspace: /etc/shadow (0640 root:shadow) and a 0600 file of root's
+// in a folder anyone may enter cannot be read, although a sandbox that keeps uid 0 (the setting
+// that turns the mapping off) reads both. The workspace stays the command's own: it writes there,
+// what it makes is root's on disk, another user's file keeps its owner and stays writable, and
+// owners can be given. The folder where the mapped mounts were attached shows nothing (another
+// view of the workspace there would be under none of its masks). Capabilities are dropped as
+// before, so another user's file is theirs alone, as it was for root without them.
+TEST_P(Escape, RootHasNoOwnerRightsOutsideTheWorkspace) {
+  if (geteuid() != 0) GTEST_SKIP() << "only root has owner rights on root's files";
+  if (landlock()) GTEST_SKIP() << "the Landlock launcher keeps uid 0 (docs/architecture.md)";
+  std::string open = dir_ + "/open";
+  fs::create_directories(open);
+  ASSERT_EQ(chmod(open.c_str(), 0755), 0);
+  std::ofstream(open + "/owner-only.txt") << "OWNER-ONLY-" << getpid() << "\n";
+  ASSERT_EQ(chmod((open + "/owner-only.txt").c_str(), 0600), 0);
+  std::string attempt =
+      "cat " + open + "/owner-only.txt; head -c 4 /etc/shadow >/dev/null && echo SHADOW";
+  context_.settings.sandbox.root_keeps_owner_rights = true;
+  RunResult kept = Run(attempt, "required");
+  ASSERT_EQ(kept.sandbox_mode, "bwrap") << kept.error;
+  ASSERT_NE(kept.output.find("OWNER-ONLY"), std::string::npos) << kept.output;
+  ASSERT_NE(kept.output.find("SHADOW"), std::string::npos) << kept.output;
+  context_.settings.sandbox.root_keeps_owner_rights = false;
+  RunResult in = Run(attempt, "required");
+  ASSERT_EQ(in.sandbox_mode, "bwrap") << in.error;
+  EXPECT_EQ(in.output.find("OWNER-ONLY"), std::string::npos) << in.output;
+  EXPECT_EQ(in.output.find("SHADOW"), std::string::npos) << in.output;
+
+  std::ofstream(ws_ + "/theirs.txt") << "theirs\n";
+  ASSERT_EQ(chown((ws_ + "/theirs.txt").c_str(), 1000, 1000), 0);
+  std::ofstream(ws_ + "/.env") << "ENV-SECRET\n";
+  RunResult own =
+      Run("cat /proc/self/uid_map; touch mine.txt && stat -c 'mine %u' mine.txt; "
+          "stat -c 'theirs %u' theirs.txt; ls -A /run/safesh | wc -l; cat /run/safesh/*/.env 2>&1",
+          "required");
+  ASSERT_EQ(own.sandbox_mode, "bwrap") << own.error;
+  EXPECT_NE(own.output.find("0 " + std::to_string(kRootMapFirstId) + " "), std::string::npos)
+      << own.output;
+  EXPECT_NE(own.output.find("mine 0"), std::string::npos) << own.output;
+  EXPECT_NE(own.output.find("theirs 1000"), std::string::npos) << own.output;
+  EXPECT_EQ(own.output.find("ENV-SECRET"), std::string::npos) << own.output;
+  EXPECT_NE(own.output.find("\n0\n"), std::string::npos) << own.output;
+  struct stat st;
+  ASSERT_EQ(stat((ws_ + "/mine.txt").c_str(), &st), 0);
+  EXPECT_EQ(st.st_uid, 0u);
+  ASSERT_EQ(stat((ws_ + "/theirs.txt").c_str(), &st), 0);
+  EXPECT_EQ(st.st_uid, 1000u);
 }
 
 // A command running beside the one being started (a background server, a parallel tool call)
