@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <seccomp.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -119,6 +120,23 @@ bool BuildSeccompFilter(const SeccompOptions& options, util::UniqueFd* out, std:
       if ((rc = seccomp_rule_add_array(ctx.get(), SCMP_ACT_ERRNO(EPERM), nr, 1, &cmp)) != 0)
         return fail(m.name, rc);
     }
+  }
+  // No user namespace of its own: in one a command holds every capability over what the
+  // namespace owns, which opens kernel code (netfilter, mounts of its own) that no command needs.
+  // clone and unshare are refused when asked for one (flags are compared on their low 32 bits,
+  // which hold CLONE_NEWUSER); clone3, whose flags lie in memory the filter cannot read, fails
+  // with ENOSYS, and the C library falls back to clone.
+  for (const char* name : {"clone", "unshare"}) {
+    int nr = seccomp_syscall_resolve_name(name);
+    if (nr == __NR_SCMP_ERROR) continue;
+    scmp_arg_cmp cmp{0, SCMP_CMP_MASKED_EQ, static_cast<scmp_datum_t>(CLONE_NEWUSER),
+                     static_cast<scmp_datum_t>(CLONE_NEWUSER)};
+    if ((rc = seccomp_rule_add_array(ctx.get(), SCMP_ACT_ERRNO(EPERM), nr, 1, &cmp)) != 0)
+      return fail(name, rc);
+  }
+  if (int nr = seccomp_syscall_resolve_name("clone3"); nr != __NR_SCMP_ERROR) {
+    if ((rc = seccomp_rule_add(ctx.get(), SCMP_ACT_ERRNO(ENOSYS), nr, 0)) != 0)
+      return fail("clone3", rc);
   }
   if (int nr = seccomp_syscall_resolve_name("openat2"); nr != __NR_SCMP_ERROR) {
     if ((rc = seccomp_rule_add(ctx.get(), SCMP_ACT_ERRNO(ENOSYS), nr, 0)) != 0)

@@ -23,6 +23,8 @@ struct SeccompOptions {
 //     creat, mknod, mknodat with such a mode (a file left setuid in a shared folder is a way to
 //     another user's rights, root's for a command root started); openat2, whose mode the filter
 //     cannot read, fails with ENOSYS, so callers fall back to openat;
+//   - a user namespace: clone and unshare with CLONE_NEWUSER; clone3 (its flags lie in memory)
+//     fails with ENOSYS, so callers fall back to clone;
 //   - unless `unix_sockets`, socket(AF_UNIX) and socketpair(AF_UNIX) of any type but stream
 //     and seqpacket (a datagram pair, and SOCK_RAW, which the kernel makes one, can sendto() a
 //     named socket): no host UNIX socket can then be reached, wherever it lies, and none has to

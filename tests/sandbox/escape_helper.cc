@@ -3,10 +3,12 @@
 //   escape_helper ptrace PID | tiocsti | io_uring | inet | keyctl | adjtimex | iopl | ia32 |
 //                 unshare_mount | alloc MIB | shm ID | setuid_open PATH | setuid_chmod PATH |
 //                 setgid_chmod PATH | unix_pair | unix_own PATH | unix_high PATH |
-//                 dgram_pair PATH | raw_pair PATH | setuid_openat2 PATH | setuid_fchmodat2 PATH
+//                 dgram_pair PATH | raw_pair PATH | setuid_openat2 PATH | setuid_fchmodat2 PATH |
+//                 userns_unshare | userns_clone | userns_clone3
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/keyctl.h>
+#include <linux/sched.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -199,6 +201,24 @@ int main(int argc, char** argv) {
     bool ok = client >= 0 && connect(client, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
     unlink(argv[2]);
     return Report(ok, "connect");
+  }
+  if (what == "userns_unshare") return Report(unshare(CLONE_NEWUSER) == 0, "unshare");
+  if (what == "userns_clone" || what == "userns_clone3") {
+    // A child in a user namespace of its own, by clone or clone3; it exits at once.
+    long pid;
+    if (what == "userns_clone") {
+      pid = syscall(SYS_clone, CLONE_NEWUSER | SIGCHLD, nullptr, nullptr, nullptr, 0);
+    } else {
+      clone_args args{};
+      args.flags = CLONE_NEWUSER;
+      args.exit_signal = SIGCHLD;
+      pid = syscall(SYS_clone3, &args, sizeof args);
+    }
+    if (pid == 0) _exit(0);
+    if (pid < 0) return Report(false, what == "userns_clone" ? "clone" : "clone3");
+    int status;
+    waitpid(static_cast<pid_t>(pid), &status, 0);
+    return Report(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child");
   }
   if (what == "unshare_mount") {
     // A private mount namespace, then a mount: what an escape would do to undo a read-only bind.

@@ -918,6 +918,12 @@ TEST_P(Escape, SystemCallsTheFilterRefuses) {
   }
   ExpectBlocked(helper + " keyctl", "ok");
   ExpectBlocked(helper + " unshare_mount", "ok");
+  // A user namespace of its own, by each call that makes one (nested: the command's may already
+  // be one, and in it every capability over what it owns opens kernel code no command needs).
+  ExpectBlocked(helper + " userns_unshare", "ok");
+  ExpectBlocked(helper + " userns_clone", "ok");
+  if (Run(helper + " userns_clone3", "off").output == "ok\n")
+    ExpectBlocked(helper + " userns_clone3", "ok");
   ExpectBlocked(helper + " adjtimex", "ok");
 #if defined(__x86_64__)
   // Kernels built without the I/O port interface refuse iopl to everyone: nothing to prove then.
