@@ -193,7 +193,8 @@ Diagnosis Diagnose(const std::string& bwrap) {
     }
   }
   const char* kSeccomp =
-      "seccomp refusing ptrace, TIOCSTI, io_uring, mounts, keyrings, setuid and setgid bits, and "
+      "seccomp refusing ptrace, TIOCSTI, io_uring, mounts, keyrings, user namespaces, setuid and "
+      "setgid bits, and "
       "AF_UNIX sockets unless [sandbox] allow_unix_sockets names some (then the host's sockets "
       "found are masked instead), and more";
   if (d.state == "ready") {
