@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -96,7 +97,9 @@ int ScanProcForChildren(pid_t* pids, size_t cap) {
 
 namespace {
 
-// Appends the children of every thread of `pid` to pids[*n, cap).
+// Appends the children of every thread of `pid` to pids[*n, cap). The whole file, in pieces:
+// a fork bomb's orphans all belong to one reaper (the sandbox's PID 1), thousands of them, and a
+// count that read only the first piece would never see the command reach its process cap.
 void AppendChildrenOf(pid_t pid, pid_t* pids, size_t cap, size_t* n) {
   char tasks[64];
   snprintf(tasks, sizeof tasks, "/proc/%d/task", pid);
@@ -106,17 +109,29 @@ void AppendChildrenOf(pid_t pid, pid_t* pids, size_t cap, size_t* n) {
     int fd = open(file, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return;
     char buf[4096];
-    ssize_t r;
-    do {
-      r = read(fd, buf, sizeof buf);
-    } while (r < 0 && errno == EINTR);
-    close(fd);
-    if (r <= 0) return;
-    if (r == static_cast<ssize_t>(sizeof buf)) {
-      while (r > 0 && buf[r - 1] != ' ')
-        --r;  // drop a number cut in two; found next round
+    size_t kept = 0;  // the digits of a number cut at the end of the last piece
+    for (;;) {
+      ssize_t r;
+      do {
+        r = read(fd, buf + kept, sizeof buf - kept);
+      } while (r < 0 && errno == EINTR);
+      if (r <= 0) {
+        if (kept > 0 && *n < cap)
+          *n +=
+              static_cast<size_t>(ParsePids(buf, static_cast<ssize_t>(kept), pids + *n, cap - *n));
+        break;
+      }
+      size_t len = kept + static_cast<size_t>(r);
+      size_t whole = len;
+      while (whole > 0 && buf[whole - 1] >= '0' && buf[whole - 1] <= '9')
+        --whole;  // a number that may go on in the next piece
+      if (*n < cap)
+        *n += static_cast<size_t>(ParsePids(buf, static_cast<ssize_t>(whole), pids + *n, cap - *n));
+      kept = len - whole;
+      if (kept == sizeof buf) kept = 0;  // no separator in a whole piece: not a pid list
+      memmove(buf, buf + whole, kept);
     }
-    if (*n < cap) *n += static_cast<size_t>(ParsePids(buf, r, pids + *n, cap - *n));
+    close(fd);
   });
 }
 
