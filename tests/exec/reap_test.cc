@@ -39,5 +39,35 @@ TEST(Reap, BothWaysOfFindingChildrenFindThem) {
     waitpid(p, nullptr, 0);
 }
 
+// A reaper with more children than one read of its children file holds (about 800 pids in
+// 4 KiB): each is listed once. A fork bomb's orphans all belong to the sandbox's PID 1, and a
+// count that stopped at the first 4 KiB never saw the bomb reach its cap.
+TEST(Reap, EveryChildOfAProcessWithThousandsIsListedOnce) {
+  constexpr int kChildren = 2000;
+  std::vector<pid_t> started;
+  for (int i = 0; i < kChildren; ++i) {
+    pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      pause();
+      _exit(0);
+    }
+    started.push_back(pid);
+  }
+  std::vector<pid_t> listed(kChildren + 64);
+  size_t n = ListDescendants(listed.data(), listed.size());
+  listed.resize(n);
+  std::sort(listed.begin(), listed.end());
+  EXPECT_EQ(std::adjacent_find(listed.begin(), listed.end()), listed.end()) << "listed twice";
+  size_t found = 0;
+  for (pid_t p : started)
+    found += std::binary_search(listed.begin(), listed.end(), p) ? 1 : 0;
+  EXPECT_EQ(found, started.size());
+  for (pid_t p : started)
+    kill(p, SIGKILL);
+  for (pid_t p : started)
+    waitpid(p, nullptr, 0);
+}
+
 }  // namespace
 }  // namespace safesh::exec
