@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -27,6 +28,7 @@ struct Bind {
   const std::string* source;
   std::string dest;
   bool read_only;
+  bool socket = false;  // an allowed socket, or a folder of them
 };
 
 std::vector<Bind> Binds(const SandboxSpec& spec) {
@@ -38,13 +40,14 @@ std::vector<Bind> Binds(const SandboxSpec& spec) {
   for (const std::string& r : spec.read_only)
     out.push_back({&r, r, true});
   for (const std::string& s : spec.socket_binds)
-    out.push_back({&s, s, true});
+    out.push_back({&s, s, true, true});
   return out;
 }
 
 // Root's sandbox (root_map.h): each bind source becomes an idmapped copy of its mount, which the
 // command's process attaches before it joins the namespace.
-bool MapRoot(const SandboxSpec& spec, SandboxFds* fds, exec::LaunchPlan* plan, std::string* error) {
+bool MapRoot(const SandboxSpec& spec, SandboxFds* fds, exec::LaunchPlan* plan,
+             std::vector<size_t>* mapped, std::string* error) {
   if (!PrepareRootMapStage(error) || !RootMapNamespace(&fds->userns, error)) return false;
   std::vector<Bind> all = Binds(spec);
   plan->root_map.stage = kRootMapStage;
@@ -55,10 +58,14 @@ bool MapRoot(const SandboxSpec& spec, SandboxFds* fds, exec::LaunchPlan* plan, s
       *error = "cannot stat " + *all[i].source + ": " + strerror(errno);
       return false;
     }
+    // A folder of allowed sockets is bound as it is: mapped, every file in it would be root's
+    // to read. Its sockets are reached as "other" may (name a socket itself to connect as root).
+    if (all[i].socket && S_ISDIR(st.st_mode)) continue;
     util::UniqueFd tree;
     if (!IdmapTree(fds->binds.fds[i].get(), fds->userns.get(), *all[i].source, &tree, error))
       return false;
     fds->binds.fds[i] = std::move(tree);
+    mapped->push_back(i);
     plan->root_map.tree_dirs.push_back(S_ISDIR(st.st_mode) ? 1 : 0);
   }
   return true;
@@ -351,11 +358,13 @@ bool SandboxPlan(const std::string& bwrap, const SandboxSpec& spec, const std::s
     plan->pass_fds.push_back(fds->confine.get());
     plan->pass_fds.push_back(fds->manifest.get());
   }
-  if (spec.map_root && !MapRoot(spec, fds, plan, error)) return false;
+  std::vector<size_t> mapped;  // which binds are idmapped trees, in order
+  if (spec.map_root && !MapRoot(spec, fds, plan, &mapped, error)) return false;
   int first_bind_fd = 3 + static_cast<int>(plan->pass_fds.size());
-  for (const util::UniqueFd& fd : fds->binds.fds) {
-    if (spec.map_root) plan->root_map.trees.push_back(static_cast<int>(plan->pass_fds.size()));
-    plan->pass_fds.push_back(fd.get());
+  for (size_t i = 0; i < fds->binds.fds.size(); ++i) {
+    if (std::find(mapped.begin(), mapped.end(), i) != mapped.end())
+      plan->root_map.trees.push_back(static_cast<int>(plan->pass_fds.size()));
+    plan->pass_fds.push_back(fds->binds.fds[i].get());
   }
   if (spec.map_root) {
     plan->root_map.userns = static_cast<int>(plan->pass_fds.size());

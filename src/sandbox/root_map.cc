@@ -145,6 +145,15 @@ bool PrepareRootMapStage(std::string* error) {
              " is not a folder that only root may change; remove it and run again";
     return false;
   }
+  // bubblewrap, as the mapped root, walks to it: every folder on the way must let it through.
+  if (std::string closed = FirstClosedAncestor(std::string(kRootMapStage) + "/", {});
+      !closed.empty()) {
+    *error = "root's sandbox attaches its mounts under " + std::string(kRootMapStage) + ", but " +
+             closed +
+             " does not let other users through (chmod o+x it), or set [sandbox] "
+             "root_keeps_owner_rights = true";
+    return false;
+  }
   return true;
 }
 

@@ -3,7 +3,7 @@
 // Without this, uid 0 in the sandbox is uid 0 on the host: it keeps owner rights on every
 // root-owned file (/etc/shadow is 0640 root:shadow, ssh host keys and /var/lib/* are 0600 root),
 // whatever capabilities are dropped. So the command runs in a user namespace that maps its uids
-// and gids 0-65535 to kRootMapFirstId... on the host, ids that own nothing there. Host files are
+// and gids 0-65535 to kRootMapFirstId... on the host, ids that should own nothing there. Host files are
 // then reached as "other" reaches them, and capabilities (held only in that namespace) override
 // nothing outside it.
 //
@@ -31,9 +31,12 @@
 
 namespace safesh::sandbox {
 
-// The host ids the sandbox's 0-65535 map to: the last 64 Ki block of the range systemd leaves
-// to containers (524288-1879048191), which no login user or system service owns.
-constexpr uint32_t kRootMapFirstId = 1878982656u;
+// The host ids the sandbox's 0-65535 map to: the first 64 Ki block of 1879048192-2147352575,
+// which systemd leaves unused (above the range it hands to containers, 524288-1879048191, which
+// systemd-nspawn --private-users=pick may give out, and below its "foreign" range): no login
+// user, system service or container should own files there. One that does is the sandbox
+// root's own.
+constexpr uint32_t kRootMapFirstId = 1879048192u;
 constexpr uint32_t kRootMapCount = 65536u;
 
 // Where the idmapped mounts are attached, in the command's mount namespace only. A folder every

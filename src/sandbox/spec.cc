@@ -309,8 +309,10 @@ SandboxSpec BuildSpec(const config::SandboxSettings& settings,
   }
   spec.map_root = WantsRootMap(settings.root_keeps_owner_rights);
   if (spec.map_root) {
-    // An allowed socket is bound wherever it lies, through an idmapped mount: connecting needs
-    // write permission on it, which root's socket gives only its owner.
+    // An allowed socket is bound wherever it lies: connecting needs write permission on it.
+    // A socket itself is bound through an idmapped mount, so root's socket stays root's; a
+    // folder is bound as it is (bwrap.cc), since idmapping it would give owner rights over
+    // every file in it, not only its sockets.
     for (const std::string& a : allowed) {
       std::string r = util::RealPath(a);
       if (!r.empty() && r != "/tmp" && r != "/var/tmp" && !InsideAny(r, spec.writable))
@@ -319,12 +321,16 @@ SandboxSpec BuildSpec(const config::SandboxSettings& settings,
     std::vector<std::string> dests = spec.writable;
     dests.insert(dests.end(), spec.read_only.begin(), spec.read_only.end());
     dests.insert(dests.end(), spec.socket_binds.begin(), spec.socket_binds.end());
+    // The home folder too, when closed to others (/root): emptied, so that tools looking there
+    // find nothing (ENOENT) instead of a refusal they warn about on every run (git does).
+    if (!home.empty()) dests.push_back(home + "/");
     spec.closed_dirs = ClosedAncestors(dests, spec.writable);
     // A mask behind a folder the command may not enter (~/.ssh when the home folder is 0700)
     // guards nothing it could reach, and bubblewrap, as the mapped root, could not reach its
     // place to mount it.
     auto unreachable = [&](const std::string& p) {
-      return !InsideAny(p, spec.writable) && !FirstClosedAncestor(p, spec.writable).empty();
+      return !InsideAny(p, spec.writable) && !InsideAny(p, spec.socket_binds) &&
+             !FirstClosedAncestor(p, spec.writable).empty();
     };
     for (std::vector<std::string>* v : {&spec.blocked_files, &spec.blocked_dirs,
                                         &spec.missing_files, &spec.missing_dirs, &spec.sockets})
@@ -392,6 +398,13 @@ void ProtectRepositories(const std::vector<std::string>& repos, SandboxSpec* spe
     // hooks for a link to /proc between this look and bubblewrap's mount; `--ro-bind P P` would
     // then put the host's /proc over the sandbox's. A mask takes nothing from the host.
     std::string hooks = git + "/hooks";
+    // A root's own repository: ProtectGitDir bound its hooks read-only already, from a
+    // descriptor (bwrap.h), so that its hooks still run inside; a mask over that bind would fail
+    // the mount check.
+    auto has = [](const std::vector<std::string>& v, const std::string& p) {
+      return std::find(v.begin(), v.end(), p) != v.end();
+    };
+    if (has(spec->read_only, hooks) || has(spec->missing_dirs, hooks)) continue;
     if (lstat(hooks.c_str(), &st) != 0) {
       AddUnique(&spec->missing_dirs, hooks);
     } else if (S_ISREG(st.st_mode)) {

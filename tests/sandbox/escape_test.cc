@@ -466,8 +466,21 @@ TEST_P(Escape, HostUnixSockets) {
     HostSocket host(p);
     // Named in allow_unix_sockets (the socket, or its folder), it stays reachable, even in the
     // host's /tmp, which the sandbox otherwise does not see.
-    context_.settings.sandbox.allow_unix_sockets = {p.substr(0, p.rfind('/'))};
+    // A folder is bound as it is (as root, not idmapped: root_map.h), so its sockets are
+    // reached as other users may: a socket shared through a named folder is open to them.
+    std::string folder = p.substr(0, p.rfind('/'));
+    struct stat was;
+    ASSERT_EQ(stat(folder.c_str(), &was), 0);
+    if (geteuid() == 0) {
+      chmod(p.c_str(), 0777);
+      chmod(folder.c_str(), was.st_mode | 0005);
+    }
+    context_.settings.sandbox.allow_unix_sockets = {folder};
     EXPECT_EQ(Run(helper + " unix " + p, "required").output, "ok\n") << p;
+    if (geteuid() == 0) {
+      chmod(p.c_str(), 0755);
+      chmod(folder.c_str(), was.st_mode & 07777);
+    }
     context_.settings.sandbox.allow_unix_sockets = {p};
     EXPECT_EQ(Run(helper + " unix " + p, "required").output, "ok\n") << p;
     // Another socket where the search looks stays out of reach (masked: commands may make
@@ -478,6 +491,30 @@ TEST_P(Escape, HostUnixSockets) {
     EXPECT_NE(Run(helper + " unix " + other.path, "required").output, "ok\n");
     context_.settings.sandbox.allow_unix_sockets.clear();
   }
+  if (geteuid() != 0) return;
+  // As root: a folder named for its sockets gives no owner rights over the other files in it
+  // (a 0600 login beside a session bus), which a sandbox keeping uid 0 reads.
+  std::string folder = dir_ + "/run-user";
+  fs::create_directories(folder);
+  ASSERT_EQ(chmod(folder.c_str(), 0700), 0);
+  HostSocket bus(folder + "/bus");
+  std::ofstream(folder + "/auth.json") << "AUTH-SECRET\n";
+  ASSERT_EQ(chmod((folder + "/auth.json").c_str(), 0600), 0);
+  context_.settings.sandbox.allow_unix_sockets = {folder};
+  context_.settings.sandbox.root_keeps_owner_rights = true;
+  ASSERT_NE(Run("cat " + folder + "/auth.json", "required").output.find("AUTH-SECRET"),
+            std::string::npos);
+  context_.settings.sandbox.root_keeps_owner_rights = false;
+  EXPECT_EQ(Run("cat " + folder + "/auth.json", "required").output.find("AUTH-SECRET"),
+            std::string::npos);
+  // And a home folder closed to others whose ~/.ssh is named for its agent's socket keeps the
+  // keys beside it masked (the folder is bound into the emptied home).
+  ASSERT_EQ(chmod(home_.c_str(), 0700), 0);
+  HostSocket agent(home_ + "/.ssh/agent.sock");
+  context_.settings.sandbox.allow_unix_sockets = {home_ + "/.ssh"};
+  ExpectBlocked("cat " + home_ + "/.ssh/id_ed25519", "PRIVATE-KEY");
+  context_.settings.sandbox.allow_unix_sockets.clear();
+  ASSERT_EQ(chmod(home_.c_str(), 0755), 0);
 }
 
 // Sockets that reach nothing outside keep working: a socketpair always; a command's own
@@ -611,6 +648,24 @@ TEST_P(Escape, RootHasNoOwnerRightsOutsideTheWorkspace) {
   EXPECT_EQ(st.st_uid, 0u);
   ASSERT_EQ(stat((ws_ + "/theirs.txt").c_str(), &st), 0);
   EXPECT_EQ(st.st_uid, 1000u);
+}
+
+// A workspace that is a repository (git init: HEAD, hooks with samples) runs commands, and its
+// hooks stay read-only: bound once (ProtectGitDir), not also masked by the scan's repository
+// protection, which made the mount check refuse every command.
+TEST_P(Escape, ARepositoryWorkspaceRunsWithItsHooksReadOnly) {
+  if (landlock()) {
+    GTEST_SKIP() << "Landlock cannot enforce this (documented): a read-only path inside a "
+                    "writable root";
+  }
+  std::ofstream(ws_ + "/.git/HEAD") << "ref: refs/heads/main\n";
+  fs::create_directories(ws_ + "/.git/hooks");
+  std::ofstream(ws_ + "/.git/hooks/pre-commit.sample") << "#!/bin/sh\n";
+  ExpectBlocked("echo evil > .git/hooks/pre-commit && echo PLANTED", "PLANTED",
+                [&] { fs::remove(ws_ + "/.git/hooks/pre-commit"); });
+  RunResult r = Run("ls .git/hooks && echo RAN", "required");
+  EXPECT_NE(r.output.find("pre-commit.sample"), std::string::npos) << r.output << r.error;
+  EXPECT_NE(r.output.find("RAN"), std::string::npos) << r.output << r.error;
 }
 
 // A command running beside the one being started (a background server, a parallel tool call)
