@@ -2,7 +2,7 @@
 // second file-system layer under the mounts (so that a way around a mount, should one exist,
 // still meets the kernel's access control), then executes the command.
 //
-//   safesh-confine FD MANIFEST -- PROGRAM [ARG...]
+//   safesh-confine FD MANIFEST NPROC -- PROGRAM [ARG...]
 //
 // First it checks that every mount bubblewrap made is where it was meant to be (MANIFEST, a
 // descriptor, below). bubblewrap resolves each mount's destination by its path, following
@@ -13,6 +13,12 @@
 // placement; a mount that moves later moves with the file it protects.
 //
 // FD is "-" when the kernel has no Landlock: only the check is made.
+//
+// NPROC ("-": none) is the command's process cap, set here as RLIMIT_NPROC's soft limit. Inside
+// the user namespace bubblewrap made for an ordinary user, the kernel counts that limit against
+// the tasks of this namespace alone (and the namespace as a whole against the limit its maker
+// had, which safesh set above all of the user's tasks): a fork bomb stops at exactly its cap,
+// and the user's other processes keep the room they had.
 //
 // FD is a Landlock ruleset safesh built outside (landlock.h): read everything, write only the
 // writable roots and harmless devices, no TCP without network, no abstract UNIX sockets or
@@ -32,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/statvfs.h>
@@ -205,9 +212,10 @@ int Descriptor(const char* arg, const char* what) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 5 || strcmp(argv[3], "--") != 0 || argv[4][0] != '/') {
+  if (argc < 6 || strcmp(argv[4], "--") != 0 || argv[5][0] != '/') {
     fprintf(stderr,
-            "usage: safesh-confine FD|- MANIFEST -- /PROGRAM [ARG...] (started by safesh)\n");
+            "usage: safesh-confine FD|- MANIFEST NPROC|- -- /PROGRAM [ARG...] (started by "
+            "safesh)\n");
     return 126;
   }
   int fd = Descriptor(argv[1], "the ruleset descriptor");
@@ -217,6 +225,18 @@ int main(int argc, char** argv) {
     Fail("the manifest descriptor");
   }
   CheckMounts(manifest);
+  if (strcmp(argv[3], "-") != 0) {
+    char* end = nullptr;
+    errno = 0;
+    unsigned long long n = strtoull(argv[3], &end, 10);
+    rlimit r{};
+    if (errno != 0 || end == argv[3] || *end != '\0' || n == 0 || getrlimit(RLIMIT_NPROC, &r) != 0)
+      Fail("the process cap");
+    // Lowered only: the hard limit stays what the guard set, and a cap above it is not raised.
+    if (r.rlim_cur == RLIM_INFINITY || n < r.rlim_cur) r.rlim_cur = static_cast<rlim_t>(n);
+    if (r.rlim_max != RLIM_INFINITY && r.rlim_cur > r.rlim_max) r.rlim_cur = r.rlim_max;
+    if (setrlimit(RLIMIT_NPROC, &r) != 0) Fail("setting the process cap");
+  }
   if (fd >= 0) {
     int abi = Version();
     if (abi < 1) Fail("Landlock");
@@ -232,6 +252,6 @@ int main(int argc, char** argv) {
   }
   // Its own executable's descriptor, and anything else bubblewrap left open.
   if (syscall(SYS_close_range, 3u, ~0u, 0u) != 0) Fail("closing descriptors");
-  execv(argv[4], argv + 4);
-  Fail(argv[4]);
+  execv(argv[5], argv + 5);
+  Fail(argv[5]);
 }

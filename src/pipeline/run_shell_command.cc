@@ -519,6 +519,11 @@ bool PrepareSteps(const RunContext& c, PreparedRun* run) {
     }
     options.timeout = std::max(std::chrono::milliseconds(1), *timeout - scanned);
   }
+  if (!bwrap_path.empty() && geteuid() != 0 && c.settings.sandbox.max_processes > 0) {
+    // The cap again, inside the command's own user namespace (sandbox/spec.h): bubblewrap's
+    // first process there counts too.
+    spec.nproc = static_cast<uint64_t>(c.settings.sandbox.max_processes) + 1;
+  }
   if (!bwrap_path.empty() || landlock) {
     bool ok = !bwrap_path.empty() ? sandbox::SandboxPlan(bwrap_path, spec, cwd.path, confine, &plan,
                                                          &run->fds, &error)
@@ -550,6 +555,12 @@ bool PrepareSteps(const RunContext& c, PreparedRun* run) {
   result.limits.memory_bytes = want.memory_bytes;
   result.limits.fell_back = limits->fell_back;
   result.limits.reason = limits->reason;
+  if (limits->via == "rlimit" && spec.nproc > 0 && !confine.empty())
+    result.limits.reason += "; inside the sandbox's own user namespace RLIMIT_NPROC is " +
+                            std::to_string(spec.nproc) +
+                            ", which the kernel counts against the command's tasks alone: the "
+                            "command stops at its cap, and the user's other processes keep their "
+                            "room";
   return true;
 }
 

@@ -353,7 +353,8 @@ bool SandboxPlan(const std::string& bwrap, const SandboxSpec& spec, const std::s
       return false;
     }
     if (!MountManifest(spec, fds->binds, &fds->manifest, error)) return false;
-    inner.insert(inner.begin(), {"/proc/self/fd/5", "4", "6", "--"});
+    std::string nproc = spec.nproc > 0 ? std::to_string(spec.nproc) : "-";
+    inner.insert(inner.begin(), {"/proc/self/fd/5", "4", "6", nproc, "--"});
     plan->pass_fds.push_back(fds->ruleset.get());
     plan->pass_fds.push_back(fds->confine.get());
     plan->pass_fds.push_back(fds->manifest.get());

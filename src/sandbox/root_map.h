@@ -3,8 +3,8 @@
 // Without this, uid 0 in the sandbox is uid 0 on the host: it keeps owner rights on every
 // root-owned file (/etc/shadow is 0640 root:shadow, ssh host keys and /var/lib/* are 0600 root),
 // whatever capabilities are dropped. So the command runs in a user namespace that maps its uids
-// and gids 0-65535 to kRootMapFirstId... on the host, ids that should own nothing there. Host files are
-// then reached as "other" reaches them, and capabilities (held only in that namespace) override
+// and gids 0-65535 to kRootMapFirstId... on the host, ids that should own nothing there. Host files
+// are then reached as "other" reaches them, and capabilities (held only in that namespace) override
 // nothing outside it.
 //
 // The workspace and the other writable binds must stay the command's own: each is bound through

@@ -51,6 +51,10 @@ struct SandboxSpec {
   // With map_root: the folders that uid may not enter on the way to a bind (/root), each
   // replaced by a read-only tmpfs that holds only the binds inside it.
   std::vector<std::string> closed_dirs;
+  // The command's process cap inside its user namespace (0: none), which safesh-confine sets as
+  // RLIMIT_NPROC there: the kernel counts it against that namespace's tasks alone. Only for an
+  // ordinary user, whose bubblewrap makes a namespace per command (root's is shared).
+  uint64_t nproc = 0;
 };
 
 // Whether `path` (made real) is `root` or inside one of `roots` (real paths, as in a spec).
