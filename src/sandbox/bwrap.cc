@@ -86,11 +86,14 @@ bool OpenBindSources(const SandboxSpec& spec, BindSources* out, std::string* err
     }
     // A writable root or temporary folder is a folder; a read-only path a folder or a file; an
     // allowed socket a socket or a folder. Anything else was swapped in since it was checked.
-    bool fits =
-        S_ISDIR(st.st_mode) || (b.read_only && (S_ISREG(st.st_mode) || S_ISSOCK(st.st_mode)));
+    bool fits = S_ISDIR(st.st_mode) ||
+                (b.socket ? S_ISSOCK(st.st_mode) : b.read_only && S_ISREG(st.st_mode));
     if (!fits) {
       *error = *b.source + " changed while the sandbox was being built (it is no longer a " +
-               (b.read_only ? "file or folder" : "folder") + "); not running";
+               (b.socket      ? "socket or folder"
+                : b.read_only ? "file or folder"
+                              : "folder") +
+               "); not running";
       return false;
     }
     out->fds.push_back(std::move(fd));

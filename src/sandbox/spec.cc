@@ -36,6 +36,38 @@ std::string Expand(const std::string& p, const std::string& home, const std::str
   return p;
 }
 
+// Whether resolving `path` (absolute, as written) goes through a link that lies inside one of
+// `roots` (real paths): a link a command may have planted there, so that a later run binds what
+// it points to (/etc, a host socket) as a root of its own.
+bool ThroughPlantedLink(const std::string& path, const std::vector<std::string>& roots) {
+  std::string cur = "/";
+  size_t pos = 0;
+  for (int links = 0; pos < path.size() && links < 40;) {
+    size_t slash = path.find('/', pos);
+    if (slash == std::string::npos) slash = path.size();
+    std::string part = path.substr(pos, slash - pos);
+    pos = slash + 1;
+    if (part.empty() || part == ".") continue;
+    if (part == "..") {
+      cur = cur == "/" ? "/" : cur.substr(0, std::max<size_t>(1, cur.rfind('/')));
+      continue;
+    }
+    std::string next = (cur == "/" ? "" : cur) + "/" + part;
+    struct stat st;
+    if (lstat(next.c_str(), &st) != 0) return false;  // nothing there: nothing to bind
+    if (S_ISLNK(st.st_mode)) {
+      for (const std::string& r : roots) {
+        if (util::IsPathInside(cur, r)) return true;
+      }
+      ++links;
+      next = util::RealPath(next);
+      if (next.empty()) return false;
+    }
+    cur = next;
+  }
+  return false;
+}
+
 void AddUnique(std::vector<std::string>* v, const std::string& p) {
   if (!p.empty() && std::find(v->begin(), v->end(), p) == v->end()) v->push_back(p);
 }
@@ -195,13 +227,23 @@ SandboxSpec BuildSpec(const config::SandboxSettings& settings,
   spec.network = settings.allow_network;
   std::string base = roots.empty() ? std::string("/") : roots[0];
 
-  std::vector<std::string> writable = roots;
+  // The workspace as given; every other root (the caller passes [sandbox] writable_paths too)
+  // checked as those below.
+  for (size_t i = 0; i < roots.size(); ++i) {
+    if (i > 0 && ThroughPlantedLink(roots[i], spec.writable)) continue;
+    std::string r = util::RealPath(roots[i]);
+    if (!r.empty() && IsDir(r)) AddUnique(&spec.writable, r);
+  }
+  std::vector<std::string> writable;
   for (const std::string& p : settings.writable_paths)
     writable.push_back(Expand(p, home, base));
   // Not /tmp, /var/tmp or $TMPDIR: the sandbox has temporary folders of its own (private_tmp.h),
   // and the host's are where other programs keep their sockets and files.
   if (!home.empty()) writable.push_back(home + "/.cache");
   for (const std::string& w : writable) {
+    // Not through a link inside a writable root: a command could have made ~/.cache (the
+    // workspace holding the home folder) or a relative entry a link to /etc.
+    if (w.empty() || w[0] != '/' || ThroughPlantedLink(w, spec.writable)) continue;
     std::string r = util::RealPath(w);
     if (!r.empty() && IsDir(r)) AddUnique(&spec.writable, r);
   }
@@ -242,10 +284,17 @@ SandboxSpec BuildSpec(const config::SandboxSettings& settings,
   // By default none is needed: socket(AF_UNIX) is refused (seccomp.h), so no host socket is
   // reachable, wherever it is. Naming one in allow_unix_sockets lets commands make sockets, and
   // then every other host socket found is masked.
+  // Each a socket or a folder (of sockets), reached through no link a command could have
+  // planted: a link in the workspace to /var/run/docker.sock would otherwise be allowed.
   std::vector<std::string> allowed;
-  for (const std::string& p : settings.allow_unix_sockets)
-    allowed.push_back(Expand(p, home, base));
-  spec.unix_sockets = !allowed.empty();
+  for (const std::string& p : settings.allow_unix_sockets) {
+    std::string a = Expand(p, home, base);
+    if (a.empty() || a[0] != '/' || ThroughPlantedLink(a, spec.writable)) continue;
+    struct stat st;
+    if (stat(a.c_str(), &st) == 0 && !S_ISSOCK(st.st_mode) && !S_ISDIR(st.st_mode)) continue;
+    allowed.push_back(a);
+  }
+  spec.unix_sockets = !settings.allow_unix_sockets.empty();
   if (spec.unix_sockets) {
     SocketScan sockets = FindHostSocketsCached(HostSocketPlaces(home), allowed, socket_cache);
     spec.sockets = std::move(sockets.sockets);
@@ -313,10 +362,20 @@ SandboxSpec BuildSpec(const config::SandboxSettings& settings,
     // A socket itself is bound through an idmapped mount, so root's socket stays root's; a
     // folder is bound as it is (bwrap.cc), since idmapping it would give owner rights over
     // every file in it, not only its sockets.
+    std::vector<std::string> mapped = spec.writable, plain;
     for (const std::string& a : allowed) {
       std::string r = util::RealPath(a);
-      if (!r.empty() && r != "/tmp" && r != "/var/tmp" && !InsideAny(r, spec.writable))
+      if (r.empty() || r == "/tmp" || r == "/var/tmp" || InsideAny(r, spec.writable)) continue;
+      if (!IsDir(r)) {
         AddUnique(&spec.socket_binds, r);
+        AddUnique(&mapped, r);
+      } else if (FirstClosedAncestor(r, mapped).empty()) {
+        // A folder behind one closed to others cannot be bound as it is (bubblewrap, as the
+        // mapped root, could not reach it), and its sockets are closed to others anyway: left
+        // out (name the socket itself).
+        AddUnique(&spec.socket_binds, r);
+        AddUnique(&plain, r);
+      }
     }
     std::vector<std::string> dests = spec.writable;
     dests.insert(dests.end(), spec.read_only.begin(), spec.read_only.end());
@@ -324,13 +383,32 @@ SandboxSpec BuildSpec(const config::SandboxSettings& settings,
     // The home folder too, when closed to others (/root): emptied, so that tools looking there
     // find nothing (ENOENT) instead of a refusal they warn about on every run (git does).
     if (!home.empty()) dests.push_back(home + "/");
-    spec.closed_dirs = ClosedAncestors(dests, spec.writable);
-    // A mask behind a folder the command may not enter (~/.ssh when the home folder is 0700)
-    // guards nothing it could reach, and bubblewrap, as the mapped root, could not reach its
-    // place to mount it.
+    spec.closed_dirs = ClosedAncestors(dests, mapped);
+    // A mask the command could not reach guards nothing, and bubblewrap, as the mapped root,
+    // could not reach its place to mount it: one behind a folder closed to others, outside the
+    // mapped binds (which the command owns) and with no folder bound as it is in between.
     auto unreachable = [&](const std::string& p) {
-      return !InsideAny(p, spec.writable) && !InsideAny(p, spec.socket_binds) &&
-             !FirstClosedAncestor(p, spec.writable).empty();
+      std::string bind;  // the innermost bind that holds p
+      bool owned = false;
+      for (const std::vector<std::string>* v : {&mapped, &plain}) {
+        for (const std::string& b : *v) {
+          if (util::IsPathInside(p, b) && b.size() >= bind.size()) {
+            owned = v == &mapped;
+            bind = b;
+          }
+        }
+      }
+      if (owned) return false;
+      if (bind.empty()) return !FirstClosedAncestor(p, {}).empty();
+      // Inside a folder bound as it is: closed by it, or by a folder between it and p.
+      for (std::string at = bind;;) {
+        struct stat st;
+        if (stat(at.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return false;
+        if ((st.st_mode & S_IXOTH) == 0) return true;
+        size_t next = p.find('/', at == "/" ? 1 : at.size() + 1);
+        if (next == std::string::npos) return false;  // `at` is p's folder
+        at = p.substr(0, next);
+      }
     };
     for (std::vector<std::string>* v : {&spec.blocked_files, &spec.blocked_dirs,
                                         &spec.missing_files, &spec.missing_dirs, &spec.sockets})

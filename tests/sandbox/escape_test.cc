@@ -517,6 +517,39 @@ TEST_P(Escape, HostUnixSockets) {
   ASSERT_EQ(chmod(home_.c_str(), 0755), 0);
 }
 
+// A link a command planted in a writable root never makes what it points to a root of the
+// next command's sandbox: a relative writable_paths entry, or ~/.cache when the home folder is
+// writable, made a link to a folder outside; as root also an allowed socket made a link to a
+// host socket, and an allowed "socket" that is a 0600 file. Each of these bound what the link
+// reached as the sandbox's own (writable; as root, idmapped: owner rights).
+TEST_P(Escape, PlantedLinksNeverBecomeRootsOfTheNextSandbox) {
+  if (landlock()) GTEST_SKIP() << "the Landlock launcher binds nothing";
+  std::string outside = dir_ + "/outside";
+  fs::create_directories(outside);
+  fs::create_symlink(outside, ws_ + "/out");
+  context_.settings.sandbox.writable_paths = {"out"};
+  ExpectBlocked("echo x > " + outside + "/pwn && echo WROTE", "WROTE",
+                [&] { fs::remove(outside + "/pwn"); });
+  context_.settings.sandbox.writable_paths = {home_};
+  fs::create_symlink(outside, home_ + "/.cache");
+  ExpectBlocked("echo x > " + outside + "/pwn2 && echo WROTE", "WROTE",
+                [&] { fs::remove(outside + "/pwn2"); });
+  context_.settings.sandbox.writable_paths.clear();
+  fs::remove(home_ + "/.cache");  // a link the person made would be theirs: trusted
+  if (geteuid() != 0) return;
+  ASSERT_EQ(chmod(outside.c_str(), 0700), 0);
+  HostSocket host(outside + "/real.sock");
+  ASSERT_TRUE(host.ok) << strerror(errno);
+  fs::create_symlink(host.path, ws_ + "/app.sock");
+  context_.settings.sandbox.allow_unix_sockets = {"app.sock"};
+  ExpectBlocked(Helper() + " unix " + ws_ + "/app.sock", "ok");
+  std::ofstream(outside + "/login.json") << "LOGIN-SECRET\n";
+  ASSERT_EQ(chmod((outside + "/login.json").c_str(), 0600), 0);
+  context_.settings.sandbox.allow_unix_sockets = {outside + "/login.json"};
+  ExpectBlocked("cat " + outside + "/login.json", "LOGIN-SECRET");
+  context_.settings.sandbox.allow_unix_sockets.clear();
+}
+
 // Sockets that reach nothing outside keep working: a socketpair always; a command's own
 // listening socket once allow_unix_sockets names anything (socket(AF_UNIX) is then allowed).
 TEST_P(Escape, SocketsOfTheCommandsOwn) {
