@@ -202,7 +202,8 @@ Diagnosis Diagnose(const std::string& bwrap) {
                      "bubblewrap: a read-only system with a writable workspace, its own /tmp, "
                      "/var/tmp and sized /dev/shm, keys and credentials hidden, no network unless "
                      "allowed, its own PID, IPC and UTS namespaces, /proc/sys read-only, mounts "
-                     "bound from descriptors, no capabilities, Landlock inside where the kernel "
+                     "bound from descriptors, no capabilities, as root an unprivileged uid on "
+                     "the host with the workspace idmapped, Landlock inside where the kernel "
                      "has it; ") +
                  kSeccomp;
   } else if (d.landlock_abi > 0) {
