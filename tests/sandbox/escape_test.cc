@@ -926,7 +926,7 @@ TEST_P(Escape, AMountThatLandsOnADecoyStopsTheCommand) {
   for (const util::UniqueFd& fd : checked.binds.fds)
     fds.push_back(fd.get());
   out = RunBwrapWith(BwrapArgs(checked.spec, ws_, -1, 5,
-                               {"/proc/self/fd/3", "-", "4", "--", "/bin/sh", "-c", inner}),
+                               {"/proc/self/fd/3", "-", "4", "-", "--", "/bin/sh", "-c", inner}),
                      fds);
   EXPECT_NE(out.find("not where it was meant to be"), std::string::npos) << out;
   EXPECT_EQ(out.find(secret), std::string::npos) << out;
