@@ -11,17 +11,34 @@
 namespace safesh::exec {
 namespace {
 
-TEST(Reap, BothWaysOfFindingChildrenFindThem) {
+void KillAll(const std::vector<pid_t>& started) {
+  for (pid_t p : started)
+    kill(p, SIGKILL);
+  for (pid_t p : started)
+    waitpid(p, nullptr, 0);
+}
+
+// Forks `n` children that wait for a signal; none (the started ones killed) if a fork fails.
+std::vector<pid_t> StartWaitingChildren(int n) {
   std::vector<pid_t> started;
-  for (int i = 0; i < 3; ++i) {
+  for (int i = 0; i < n; ++i) {
     pid_t pid = fork();
-    ASSERT_GE(pid, 0);
     if (pid == 0) {
       pause();
       _exit(0);
     }
+    if (pid < 0) {
+      KillAll(started);
+      return {};
+    }
     started.push_back(pid);
   }
+  return started;
+}
+
+TEST(Reap, BothWaysOfFindingChildrenFindThem) {
+  std::vector<pid_t> started = StartWaitingChildren(3);
+  ASSERT_EQ(started.size(), static_cast<size_t>(3)) << "cannot fork";
   pid_t listed[64], scanned[64];
   int n = static_cast<int>(ListDescendants(listed, 64));
   int m = ScanProcForChildren(scanned, 64);
@@ -33,10 +50,7 @@ TEST(Reap, BothWaysOfFindingChildrenFindThem) {
     EXPECT_TRUE(std::binary_search(a.begin(), a.end(), p)) << p;
     EXPECT_TRUE(std::binary_search(b.begin(), b.end(), p)) << p;
   }
-  for (pid_t p : started)
-    kill(p, SIGKILL);
-  for (pid_t p : started)
-    waitpid(p, nullptr, 0);
+  KillAll(started);
 }
 
 // A reaper with more children than one read of its children file holds (about 800 pids in
@@ -44,16 +58,8 @@ TEST(Reap, BothWaysOfFindingChildrenFindThem) {
 // count that stopped at the first 4 KiB never saw the bomb reach its cap.
 TEST(Reap, EveryChildOfAProcessWithThousandsIsListedOnce) {
   constexpr int kChildren = 2000;
-  std::vector<pid_t> started;
-  for (int i = 0; i < kChildren; ++i) {
-    pid_t pid = fork();
-    ASSERT_GE(pid, 0);
-    if (pid == 0) {
-      pause();
-      _exit(0);
-    }
-    started.push_back(pid);
-  }
+  std::vector<pid_t> started = StartWaitingChildren(kChildren);
+  ASSERT_EQ(started.size(), static_cast<size_t>(kChildren)) << "cannot fork";
   std::vector<pid_t> listed(kChildren + 64);
   size_t n = ListDescendants(listed.data(), listed.size());
   listed.resize(n);
@@ -63,10 +69,7 @@ TEST(Reap, EveryChildOfAProcessWithThousandsIsListedOnce) {
   for (pid_t p : started)
     found += std::binary_search(listed.begin(), listed.end(), p) ? 1 : 0;
   EXPECT_EQ(found, started.size());
-  for (pid_t p : started)
-    kill(p, SIGKILL);
-  for (pid_t p : started)
-    waitpid(p, nullptr, 0);
+  KillAll(started);
 }
 
 }  // namespace
