@@ -54,6 +54,14 @@ struct Seen {
   bool truncated = false;
 };
 
+}  // namespace
+
+struct SocketListings {
+  Seen seen;
+};
+
+namespace {
+
 constexpr int64_t kRacyNs = 2'000'000'000;
 
 struct DirCloser {
@@ -313,24 +321,18 @@ SocketScan FindHostSockets(const std::vector<SocketPlace>& places,
   return Apply(search.out, allowed, search.listed);
 }
 
-namespace {
-std::mutex g_memory_mu;
-std::map<std::string, Seen> g_memory;  // by key
-}  // namespace
-
-void ForgetHostSocketsInMemory() {
-  std::lock_guard<std::mutex> lock(g_memory_mu);
-  g_memory.clear();
-}
-
-SocketScan FindHostSocketsCached(const std::vector<SocketPlace>& places,
+SocketScan FindHostSocketsCached(HostSocketMemory* memory, const std::vector<SocketPlace>& places,
                                  const std::vector<std::string>& allowed,
                                  const std::string& cache_file, size_t max_entries) {
-  std::lock_guard<std::mutex> lock(g_memory_mu);
+  HostSocketMemory none;
+  if (memory == nullptr) memory = &none;
+  std::lock_guard<std::mutex> lock(memory->mu);
   std::string key = KeyOf(places, max_entries);
-  if (g_memory.size() >= 8 && g_memory.find(key) == g_memory.end()) g_memory.clear();
-  auto [it, added] = g_memory.try_emplace(key);
-  Seen& seen = it->second;
+  auto& by_places = memory->by_places;
+  if (by_places.size() >= 8 && by_places.find(key) == by_places.end()) by_places.clear();
+  auto [it, added] = by_places.try_emplace(key);
+  if (added) it->second = std::make_shared<SocketListings>();
+  Seen& seen = it->second->seen;
   bool have = !added || (!cache_file.empty() && Load(cache_file, key, &seen));
   Search search = Run(places, max_entries, have ? &seen : nullptr);
   // The file is written when a folder was listed or one went away. Not saving is not an
@@ -338,7 +340,7 @@ SocketScan FindHostSocketsCached(const std::vector<SocketPlace>& places,
   // never reused.
   bool changed = search.listed > 0 || search.out.dirs.size() != seen.dirs.size();
   if (search.out.truncated) {
-    g_memory.erase(it);
+    by_places.erase(it);
     return Apply(search.out, allowed, search.listed);
   }
   if (changed && !cache_file.empty()) Save(cache_file, key, search.out);

@@ -16,6 +16,9 @@
 // Landlock's scope (ABI 6) when the network is allowed.
 #pragma once
 
+#include <map>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -45,22 +48,27 @@ std::vector<SocketPlace> HostSocketPlaces(const std::string& home);
 SocketScan FindHostSockets(const std::vector<SocketPlace>& places,
                            const std::vector<std::string>& allowed, size_t max_entries = 20000);
 
+// What FindHostSocketsCached remembers between searches: each folder's last listing, per set of
+// places. Owned by the host that runs the commands (SandboxCaches in caches.h), so that two
+// hosts in one process (two sessions, a test beside them) keep their own. Its searches are made
+// one at a time: a search updates what it read.
+struct SocketListings;  // host_sockets.cc
+struct HostSocketMemory {
+  std::mutex mu;
+  std::map<std::string, std::shared_ptr<SocketListings>> by_places;
+};
+
 // FindHostSockets with a cache, folder by folder: each folder's listing (its sockets and
 // subfolders) with its one stat (device, inode, mtime and ctime to the nanosecond; a socket
 // made, removed or renamed changes its folder's). A folder whose stat is unchanged is not read
 // again, only its subfolders are looked at; one that changed is listed again, and so is one
 // that had changed within 2 s of being listed (file systems keep coarse times). So a busy /tmp
-// costs one listing of /tmp and a stat per subfolder, not a walk of everything. Kept in memory
-// for the life of the process and in `cache_file` (safesh's private state folder; empty:
-// memory only) between runs of the CLI; a file that is not this user's private regular file,
-// or is damaged, or was made for other places, is ignored. A search that stopped at its limit
-// is never reused.
-SocketScan FindHostSocketsCached(const std::vector<SocketPlace>& places,
+// costs one listing of /tmp and a stat per subfolder, not a walk of everything. Kept in `memory`
+// (null: none) and in `cache_file` (safesh's private state folder; empty: none) between runs of
+// the CLI; a file that is not this user's private regular file, or is damaged, or was made for
+// other places, is ignored. A search that stopped at its limit is never reused.
+SocketScan FindHostSocketsCached(HostSocketMemory* memory, const std::vector<SocketPlace>& places,
                                  const std::vector<std::string>& allowed,
                                  const std::string& cache_file, size_t max_entries = 20000);
-
-// Drops what FindHostSocketsCached keeps in memory (the file stays): the next search starts
-// from the file, as a new process would.
-void ForgetHostSocketsInMemory();
 
 }  // namespace safesh::sandbox

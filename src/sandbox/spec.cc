@@ -222,7 +222,7 @@ std::vector<std::string> ShellStartupFiles(const std::string& home) {
 
 SandboxSpec BuildSpec(const config::SandboxSettings& settings,
                       const std::vector<std::string>& roots, const std::string& home,
-                      const std::string& socket_cache) {
+                      HostSocketMemory* socket_memory, const std::string& socket_cache) {
   SandboxSpec spec;
   spec.network = settings.allow_network;
   std::string base = roots.empty() ? std::string("/") : roots[0];
@@ -296,7 +296,8 @@ SandboxSpec BuildSpec(const config::SandboxSettings& settings,
   }
   spec.unix_sockets = !settings.allow_unix_sockets.empty();
   if (spec.unix_sockets) {
-    SocketScan sockets = FindHostSocketsCached(HostSocketPlaces(home), allowed, socket_cache);
+    SocketScan sockets =
+        FindHostSocketsCached(socket_memory, HostSocketPlaces(home), allowed, socket_cache);
     spec.sockets = std::move(sockets.sockets);
     spec.sockets_truncated = sockets.truncated;
     // One in the host's temporary folders (ssh-agent's in a /tmp/ssh-* folder) is out of sight

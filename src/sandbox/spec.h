@@ -8,6 +8,7 @@
 
 #include "config/settings.h"
 #include "sandbox/blocked_scan.h"
+#include "sandbox/host_sockets.h"
 
 namespace safesh::sandbox {
 
@@ -80,10 +81,11 @@ std::vector<std::string> ShellStartupFiles(const std::string& home);
 //     repositories below the roots: ProtectRepositories), and start-up files that do not exist
 //     yet, wherever they lie inside a writable root.
 // Paths are made absolute and real; ones that do not exist are left out (except "missing").
-// `socket_cache` (optional) is where the host-socket search keeps its cache between runs
-// (FindHostSocketsCached).
+// `socket_memory` and `socket_cache` (both optional) are where the host-socket search keeps
+// what it listed, in the host's memory and between runs (FindHostSocketsCached).
 SandboxSpec BuildSpec(const config::SandboxSettings& settings,
                       const std::vector<std::string>& roots, const std::string& home,
+                      HostSocketMemory* socket_memory = nullptr,
                       const std::string& socket_cache = "");
 
 // The directories the blocked-name scan walks (blocked_scan.h): `roots` (the workspace and

@@ -27,6 +27,9 @@ class HostSocketsTest : public ::testing::Test {
       close(fd);
     fs::remove_all(dir_);
   }
+  // What the cached searches remember, as one host's SandboxCaches would; cleared where a test
+  // stands for the next `safesh run` (a new process: only the file is left).
+  HostSocketMemory memory_;
   // A bound socket at dir_/rel (folders made as needed).
   std::string Socket(const std::string& rel) {
     std::string path = dir_ + "/" + rel;
@@ -84,43 +87,50 @@ TEST_F(HostSocketsTest, TheCacheIsReusedOnlyWhileNothingChanged) {
   std::string a = Socket("tmux-0/default");
   std::string cache = dir_ + "/cache";  // (the test's folder; safesh uses its state folder)
   std::vector<SocketPlace> places = {{dir_ + "/tmux-0", 2}, {dir_ + "/later", 2}};
-  ForgetHostSocketsInMemory();
-  EXPECT_EQ(FindHostSocketsCached(places, {}, cache).sockets, std::vector<std::string>{a});
+  memory_.by_places.clear();
+  EXPECT_EQ(FindHostSocketsCached(&memory_, places, {}, cache).sockets,
+            std::vector<std::string>{a});
   // Folders read within 2 s of a change are read again (coarse file-system times): wait them
   // out, so that the next search is the one that may reuse.
   sleep(3);
-  EXPECT_EQ(FindHostSocketsCached(places, {}, cache).sockets, std::vector<std::string>{a});
+  EXPECT_EQ(FindHostSocketsCached(&memory_, places, {}, cache).sockets,
+            std::vector<std::string>{a});
   struct stat saved;
   ASSERT_EQ(stat(cache.c_str(), &saved), 0);
-  ForgetHostSocketsInMemory();  // from the file, as the next `safesh run` would
-  EXPECT_EQ(FindHostSocketsCached(places, {}, cache).sockets, std::vector<std::string>{a});
+  memory_.by_places.clear();  // from the file, as the next `safesh run` would
+  EXPECT_EQ(FindHostSocketsCached(&memory_, places, {}, cache).sockets,
+            std::vector<std::string>{a});
   struct stat reused;
   ASSERT_EQ(stat(cache.c_str(), &reused), 0);
   EXPECT_EQ(reused.st_mtim.tv_nsec, saved.st_mtim.tv_nsec) << "searched again although unchanged";
-  EXPECT_EQ(FindHostSocketsCached(places, {}, cache).folders_listed, 0u);
+  EXPECT_EQ(FindHostSocketsCached(&memory_, places, {}, cache).folders_listed, 0u);
   // A new socket changes its folder: found at once, from memory or from the file.
   std::string b = Socket("tmux-0/second");
-  EXPECT_EQ(FindHostSocketsCached(places, {}, cache).sockets, (std::vector<std::string>{a, b}));
+  EXPECT_EQ(FindHostSocketsCached(&memory_, places, {}, cache).sockets,
+            (std::vector<std::string>{a, b}));
   // A place that was missing and appears is searched.
   std::string c = Socket("later/x.sock");
-  ForgetHostSocketsInMemory();
-  EXPECT_EQ(FindHostSocketsCached(places, {}, cache).sockets, (std::vector<std::string>{c, a, b}));
+  memory_.by_places.clear();
+  EXPECT_EQ(FindHostSocketsCached(&memory_, places, {}, cache).sockets,
+            (std::vector<std::string>{c, a, b}));
   // A cache file others could have written is not read (and the answer is still right).
   sleep(3);
-  FindHostSocketsCached(places, {}, cache);
+  FindHostSocketsCached(&memory_, places, {}, cache);
   std::ofstream(cache, std::ios::trunc)
       << "safesh-sockets 2 20000 2:" << dir_ << "/tmux-0 2:" << dir_ << "/later\nend\n";
   chmod(cache.c_str(), 0644);
-  ForgetHostSocketsInMemory();
-  EXPECT_EQ(FindHostSocketsCached(places, {}, cache).sockets, (std::vector<std::string>{c, a, b}));
+  memory_.by_places.clear();
+  EXPECT_EQ(FindHostSocketsCached(&memory_, places, {}, cache).sockets,
+            (std::vector<std::string>{c, a, b}));
   // A private file whose folder stamps are not the folders' (here: made up, and listing no
   // socket) is not reused: the folders are searched again.
   std::ofstream(cache, std::ios::trunc)
       << "safesh-sockets 2 20000 2:" << dir_ << "/tmux-0 2:" << dir_ << "/later\nD 1 2 3 4 2 0 0 "
       << dir_ << "/tmux-0\nend\n";
   chmod(cache.c_str(), 0600);
-  ForgetHostSocketsInMemory();
-  EXPECT_EQ(FindHostSocketsCached(places, {}, cache).sockets, (std::vector<std::string>{c, a, b}));
+  memory_.by_places.clear();
+  EXPECT_EQ(FindHostSocketsCached(&memory_, places, {}, cache).sockets,
+            (std::vector<std::string>{c, a, b}));
 }
 
 // A busy /tmp: one folder changed is one folder listed, and a socket deep in an unchanged
@@ -131,31 +141,32 @@ TEST_F(HostSocketsTest, OnlyTheFoldersThatChangedAreListedAgain) {
   std::string a = Socket("tmp/tmux-0/default");
   std::string cache = dir_ + "/cache";
   std::vector<SocketPlace> places = {{dir_ + "/tmp", 3}};
-  ForgetHostSocketsInMemory();
-  SocketScan first = FindHostSocketsCached(places, {}, cache);
+  memory_.by_places.clear();
+  SocketScan first = FindHostSocketsCached(&memory_, places, {}, cache);
   EXPECT_EQ(first.sockets, std::vector<std::string>{a});
   EXPECT_EQ(first.folders_listed, 1u + 40 * 2 + 1);
   // Listed again once past the 2 s in which a change could hide behind a coarse time, then
   // reused.
   sleep(3);
-  EXPECT_EQ(FindHostSocketsCached(places, {}, cache).folders_listed, 82u);
-  EXPECT_EQ(FindHostSocketsCached(places, {}, cache).folders_listed, 0u);
+  EXPECT_EQ(FindHostSocketsCached(&memory_, places, {}, cache).folders_listed, 82u);
+  EXPECT_EQ(FindHostSocketsCached(&memory_, places, {}, cache).folders_listed, 0u);
   // A compiler's temporary file in /tmp: /tmp alone is listed again.
   std::ofstream(dir_ + "/tmp/cc1234.o") << "x";
-  SocketScan busy = FindHostSocketsCached(places, {}, cache);
+  SocketScan busy = FindHostSocketsCached(&memory_, places, {}, cache);
   EXPECT_EQ(busy.sockets, std::vector<std::string>{a});
   EXPECT_EQ(busy.folders_listed, 1u);
   // A socket two levels down, in a folder unchanged until now: that folder is listed again.
   std::string b = Socket("tmp/build-7/obj/agent.sock");
-  ForgetHostSocketsInMemory();  // through the file, as the next `safesh run`
-  SocketScan deep = FindHostSocketsCached(places, {}, cache);
+  memory_.by_places.clear();  // through the file, as the next `safesh run`
+  SocketScan deep = FindHostSocketsCached(&memory_, places, {}, cache);
   EXPECT_EQ(deep.sockets, (std::vector<std::string>{b, a}));
   EXPECT_EQ(deep.folders_listed, 2u);  // /tmp (still within its 2 s) and build-7/obj
   // A folder replaced by another (same name, new inode) is listed, not taken for the old one.
   fs::remove_all(dir_ + "/tmp/build-7");
   fs::create_directories(dir_ + "/tmp/build-7/obj");
   std::string c = Socket("tmp/build-7/obj/other.sock");
-  EXPECT_EQ(FindHostSocketsCached(places, {}, cache).sockets, (std::vector<std::string>{c, a}));
+  EXPECT_EQ(FindHostSocketsCached(&memory_, places, {}, cache).sockets,
+            (std::vector<std::string>{c, a}));
 }
 
 // Random changes to a tree of folders (sockets made and removed, folders made, removed,
@@ -202,12 +213,12 @@ TEST_F(HostSocketsTest, TheCachedAnswerIsAlwaysTheFullSearchs) {
   }
   std::string cache = dir_ + "/cache";
   std::vector<SocketPlace> places = {{root, 4}};
-  ForgetHostSocketsInMemory();
-  FindHostSocketsCached(places, {}, cache);
+  memory_.by_places.clear();
+  FindHostSocketsCached(&memory_, places, {}, cache);
   int n = 0, reused_rounds = 0;
   for (int phase = 0; phase < 3; ++phase) {
     sleep(3);
-    FindHostSocketsCached(places, {}, cache);  // lists what was within its 2 s, now aged
+    FindHostSocketsCached(&memory_, places, {}, cache);  // lists what was within its 2 s, now aged
     for (int round = 0; round < 100; ++round, ++n) {
       std::vector<std::string> live = existing_dirs();
       std::string d = pick(live);
@@ -249,8 +260,8 @@ TEST_F(HostSocketsTest, TheCachedAnswerIsAlwaysTheFullSearchs) {
           break;
       }
       SocketScan want = FindHostSockets(places, {});
-      if (round % 3 == 0) ForgetHostSocketsInMemory();
-      SocketScan got = FindHostSocketsCached(places, {}, cache);
+      if (round % 3 == 0) memory_.by_places.clear();
+      SocketScan got = FindHostSocketsCached(&memory_, places, {}, cache);
       ASSERT_EQ(got.sockets, want.sockets) << "round " << n;
       if (got.folders_listed < want.folders_listed) ++reused_rounds;
       fprintf(stderr, "round %d listed %zu of %zu\n", n, got.folders_listed, want.folders_listed);
