@@ -25,6 +25,7 @@
 #include "pipeline/run_shell_command.h"
 #include "pipeline/validate.h"
 #include "sandbox/bwrap.h"
+#include "sandbox/caches.h"
 #include "sandbox/spec.h"
 #include "util/unique_fd.h"
 
@@ -53,9 +54,11 @@ struct PreparedRun {
   exec::Spool spool;                         // options.spool_fd
   std::optional<ResolvedCwd> cwd;            // plan.cwd_fd
   sandbox::SandboxFds fds;                   // passed to the command (plan.pass_fds)
-  sandbox::SandboxSpec spec;                 // for advice on a failure
-  std::string bwrap_path;                    // empty: not bubblewrap
-  exec::CommandLimits limits;                // options.should_stop
+  // The host's (RunContext::caches), or this run's own when the host keeps none.
+  std::shared_ptr<sandbox::SandboxCaches> caches;
+  sandbox::SandboxSpec spec;   // for advice on a failure
+  std::string bwrap_path;      // empty: not bubblewrap
+  exec::CommandLimits limits;  // options.should_stop
   // Set by a host that kills the command: the result's error instead of "command cancelled".
   std::string cancel_reason;
   bool spool_name_failed = false;  // a host tried to name the spool early and could not

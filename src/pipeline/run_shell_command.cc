@@ -5,8 +5,6 @@
 #include <unistd.h>
 
 #include <cmath>
-#include <map>
-#include <mutex>
 
 #include "exec/env.h"
 #include "exec/launch_plan.h"
@@ -22,10 +20,11 @@
 #include "sandbox/advice.h"
 #include "sandbox/blocked_scan.h"
 #include "sandbox/bwrap.h"
+#include "sandbox/caches.h"
+#include "sandbox/choose.h"
 #include "sandbox/doctor.h"
 #include "sandbox/landlock.h"
 #include "sandbox/private_tmp.h"
-#include "sandbox/scan_watch.h"
 #include "sandbox/spec.h"
 #include "util/file.h"
 #include "util/json_writer.h"
@@ -52,18 +51,6 @@ std::string ExpandPath(const std::string& p, const RunContext& c) {
 const char* SignalName(int sig) {
   const char* d = sigabbrev_np(sig);
   return d != nullptr ? d : "?";
-}
-
-// Whether bubblewrap works here, asked once per process and bwrap path (the answer does not
-// change while safesh runs, and asking costs a sandbox start).
-std::string CachedProbe(const std::string& bwrap, const std::string& cache_file) {
-  static std::mutex mu;
-  static std::map<std::string, std::string> answers;
-  std::lock_guard<std::mutex> lock(mu);
-  auto it = answers.find(bwrap);
-  if (it == answers.end())
-    it = answers.emplace(bwrap, sandbox::ProbeBwrapCached(bwrap, cache_file)).first;
-  return it->second;
 }
 
 // safesh's private state folder, the spool's parent (which sandboxed commands cannot see: it is
@@ -97,179 +84,26 @@ std::string WithCommas(size_t n) {
 // How many times the blocked-name scan is made again when the tree changed under it.
 constexpr int kScanRetries = 3;
 
-// A cache file not written for this long belongs to a workspace no longer used.
-constexpr int64_t kBlockedScanMaxAgeSeconds = 30 * 24 * 60 * 60;
-
-// The blocked-name scan (sandbox/blocked_scan.h) for one command, with its cache: kept in memory
-// for as long as this process lives, and in the state folder between runs of the one-shot CLI.
-// One cache per set of roots and patterns; a cache file that is missing, damaged or made for
-// other roots is not used (the scan reads everything). A long-lived process (RunContext::
-// long_lived) also keeps a watcher beside each cache (sandbox/scan_watch.h); once made it serves
-// every scan of those roots. Its cache is written to the file after its first scan only, for the
-// one-shot runs to come: rewriting the whole file for each change would cost more than the
-// watched scan.
-sandbox::ScanResult ScanBlockedNames(const RunContext& c, const std::vector<std::string>& roots,
-                                     const std::vector<std::string>& patterns,
-                                     const sandbox::ScanCancel& cancel) {
-  struct Cached {
-    sandbox::BlockedScan scan;
-    sandbox::ScanWatch watch;
-    bool watched = false;  // `watch` is in use
-    bool saved = false;    // (when watched) the file was written once
-  };
-  static std::mutex mu;
-  static std::map<std::string, Cached> caches;  // by file name
-  std::lock_guard<std::mutex> lock(mu);
-  sandbox::ScanLimits limits;
-  std::string name = sandbox::BlockedScanFileName(roots, patterns, limits);
-  std::string state = StateDir(c);
-  std::string file = state.empty() ? "" : state + "/" + name;
-  // A process that serves many workspaces keeps the last few (their watches go with them).
-  if (caches.size() >= 8 && caches.find(name) == caches.end()) caches.clear();
-  auto [it, added] = caches.try_emplace(name);
-  Cached& cached = it->second;
-  sandbox::BlockedScan& cache = cached.scan;
-  std::string ignored;
-  // A workspace seen for the first time (or a damaged file) is when old files are cleared.
-  if (added && !file.empty() && !sandbox::LoadBlockedScan(file, &cache, &ignored))
-    sandbox::RemoveOldBlockedScans(state, kBlockedScanMaxAgeSeconds);
-  cached.watched = cached.watched || c.long_lived;
-  sandbox::ScanResult found =
-      cached.watched ? sandbox::WatchedScan(&cached.watch, &cache, roots, patterns, limits, cancel)
-                     : sandbox::Scan(&cache, roots, patterns, limits, cancel);
-  // Not saving is not an error: the next run reads the directories again.
-  bool save = cache.dirty && !file.empty() && !(cached.watched && cached.saved);
-  if (save && sandbox::SaveBlockedScan(cache, file, &ignored)) {
-    cache.dirty = false;
-    cached.saved = true;
-  }
-  return found;
-}
-
-// Which sandbox the command runs in (SH-20). "required": bubblewrap (with Landlock inside where
-// the kernel has it), or refuse. "auto": bubblewrap; otherwise Landlock and seccomp when the
-// kernel has Landlock; otherwise none; each fallback said in the text the model and the person
-// read (SandboxNotice). "landlock": Landlock and seccomp, as a person chose. "off": none.
-// SAFESH_SANDBOX_LAUNCHER=landlock picks Landlock even where bubblewrap works; =bwrap allows
-// bubblewrap only.
-std::string NoLandlockLayer(const std::string& why, const std::string& network) {
-  return "bubblewrap and seccomp (no Landlock layer: " + why +
-         "; so the mounts' places are not checked either); " + network;
-}
-
-bool ChooseSandbox(const RunContext& c, RunResult* r, std::string* bwrap, std::string* confine,
-                   bool* landlock) {
-  std::string mode = c.sandbox_override.empty() ? c.settings.sandbox.shell : c.sandbox_override;
-  if (mode != "auto" && mode != "required" && mode != "landlock" && mode != "off") {
-    r->error =
-        "SAFESH_SANDBOX_SHELL must be auto, required, landlock or off (it is \"" + mode + "\")";
-    r->outcome = Outcome::kInvalid;
-    return false;
-  }
-  if (!c.limits_override.empty() && c.limits_override != "auto" && c.limits_override != "rlimit") {
-    r->error = "SAFESH_LIMITS must be auto or rlimit (it is \"" + c.limits_override + "\")";
-    r->outcome = Outcome::kInvalid;
-    return false;
-  }
-  if (!c.launcher.empty() && c.launcher != "bwrap" && c.launcher != "landlock") {
-    r->error = "SAFESH_SANDBOX_LAUNCHER must be bwrap or landlock (it is \"" + c.launcher + "\")";
-    r->outcome = Outcome::kInvalid;
-    return false;
-  }
-  r->sandbox_mode = "off";
-  *landlock = false;
-  bwrap->clear();
-  if (mode == "off") {
-    r->sandbox_reason = "[sandbox] shell = \"off\"";
-    return true;
-  }
-  std::string network =
-      std::string("network ") + (c.settings.sandbox.allow_network ? "allowed" : "off");
-  std::string why;
-  // [sandbox] shell = "landlock": the person chose the Landlock sandbox over bubblewrap.
-  std::string launcher = mode == "landlock" && c.launcher.empty() ? "landlock" : c.launcher;
-  if (launcher != "landlock") {
-    *bwrap = c.bwrap.empty() ? sandbox::FindBwrap() : c.bwrap;
-    why = *bwrap == "" ? sandbox::ProbeBwrap("", false) : CachedProbe(*bwrap, ProbeCacheFile(c));
-    if (why.empty()) {
-      r->sandbox_mode = "bwrap";
-      // Landlock inside, as a second layer, wherever the kernel and the launcher allow it; its
-      // absence is said, not hidden.
-      std::string no_layer;
-      int abi = sandbox::LandlockAbi(&no_layer);
-      *confine = c.confine.empty() ? sandbox::FindConfineLauncher() : c.confine;
-      if (!c.confine.empty() && access(c.confine.c_str(), X_OK) != 0) {
-        r->error = "safesh-confine (the Landlock layer inside bubblewrap) is not at " + c.confine;
-        r->outcome = Outcome::kFailedToStart;
-        return false;
-      }
-      if (abi > 0 && !confine->empty()) {
-        r->sandbox_reason =
-            "bubblewrap, seccomp and Landlock (ABI " + std::to_string(abi) + ") inside; " + network;
-      } else {
-        if (abi > 0) no_layer = "safesh-confine is not installed next to safesh";
-        confine->clear();
-        r->sandbox_reason = NoLandlockLayer(no_layer, network);
-      }
-      return true;
-    }
-    bwrap->clear();
-  } else {
-    why =
-        mode == "landlock" ? "[sandbox] shell = \"landlock\"" : "SAFESH_SANDBOX_LAUNCHER=landlock";
-  }
-  // "required" means the strong sandbox: bubblewrap, or refuse. Landlock alone cannot hide a
-  // path inside a readable tree nor keep .git/hooks unwritable, so it is only taken where a
-  // person chose it (shell = "landlock", SAFESH_SANDBOX_LAUNCHER=landlock) or under "auto".
-  if (mode == "required" && launcher != "landlock") {
-    r->sandbox_reason = why;
-    r->error = "sandbox required but unavailable: " + why +
-               " (run `safesh doctor`; [sandbox] shell = \"landlock\" runs commands in the "
-               "weaker Landlock sandbox instead, \"auto\" without one where none can be built)";
-    r->outcome = Outcome::kSandboxUnavailable;
-    return false;
-  }
-  std::string landlock_why = "SAFESH_SANDBOX_LAUNCHER=bwrap";
-  if (launcher != "bwrap" && sandbox::LandlockAbi(&landlock_why) > 0) {
-    *landlock = true;
-    r->sandbox_mode = "landlock";
-    r->sandbox_reason = "Landlock and seccomp, because " + why + "; " + network +
-                        " (weaker than bubblewrap: blocked paths stay readable, .git/hooks "
-                        "and shell start-up files inside writable roots stay writable, the "
-                        "host's UNIX sockets stay reachable, host processes stay visible; see "
-                        "safesh doctor)";
-    return true;
-  }
-  why += "; " + landlock_why;
-  if (mode != "auto") {
-    r->sandbox_reason = why;
-    r->error = "sandbox required but unavailable: " + why +
-               " (run `safesh doctor`, or set [sandbox] shell = \"auto\" to run without it)";
-    r->outcome = Outcome::kSandboxUnavailable;
-    return false;
-  }
-  r->sandbox_reason = "auto: running without a sandbox, because " + why;
-  return true;
-}
-
 // Step 5 under bubblewrap: the roots are scanned for blocked names (.env, *.pem ...), which
 // become paths in `spec`. The scan's time counts against the command's timeout (`took`). False
 // when it was cancelled or timed out: `r` says so, and the command must not start, since what
 // it must not see is not known.
-bool HideBlockedNames(const RunContext& c, const std::vector<std::string>& roots,
-                      std::chrono::milliseconds timeout, sandbox::SandboxSpec* spec, RunResult* r,
-                      std::chrono::milliseconds* took) {
+bool HideBlockedNames(const RunContext& c, sandbox::SandboxCaches* caches,
+                      const std::vector<std::string>& roots, std::chrono::milliseconds timeout,
+                      sandbox::SandboxSpec* spec, RunResult* r, std::chrono::milliseconds* took) {
   auto start = std::chrono::steady_clock::now();
   auto deadline = start + timeout;
   bool timed_out = false;
   std::vector<std::string> scan_roots =
       sandbox::BlockedScanRoots(c.settings.sandbox, roots, c.home);
   auto scan = [&] {
-    return ScanBlockedNames(c, scan_roots, sandbox::BlockedNamePatterns(c.settings.sandbox), [&] {
-      if (c.cancel != nullptr && c.cancel->cancelled()) return true;
-      timed_out = std::chrono::steady_clock::now() >= deadline;
-      return timed_out;
-    });
+    // A long-lived host keeps watches on the roots between commands (sandbox/caches.h).
+    return caches->ScanBlockedNames(scan_roots, sandbox::BlockedNamePatterns(c.settings.sandbox),
+                                    StateDir(c), c.long_lived, [&] {
+                                      if (c.cancel != nullptr && c.cancel->cancelled()) return true;
+                                      timed_out = std::chrono::steady_clock::now() >= deadline;
+                                      return timed_out;
+                                    });
   };
   // A folder that changed under the scan (ScanResult::changed), or on the way to a match since
   // (AddBlockedMatches), left what it holds unseen or masked elsewhere: the scan is made again
@@ -406,10 +240,33 @@ bool PrepareSteps(const RunContext& c, PreparedRun* run) {
   }
 
   // The sandbox is chosen before anyone is asked: no approval for what cannot run.
+  if (!c.limits_override.empty() && c.limits_override != "auto" && c.limits_override != "rlimit") {
+    result.outcome = Outcome::kInvalid;
+    result.error = "SAFESH_LIMITS must be auto or rlimit (it is \"" + c.limits_override + "\")";
+    return false;
+  }
+  sandbox::SandboxCaches* caches = run->caches.get();
+  sandbox::SandboxRequest want_sandbox;
+  want_sandbox.shell = c.sandbox_override.empty() ? c.settings.sandbox.shell : c.sandbox_override;
+  want_sandbox.launcher = c.launcher;
+  want_sandbox.bwrap = c.bwrap;
+  want_sandbox.confine = c.confine;
+  want_sandbox.allow_network = c.settings.sandbox.allow_network;
+  want_sandbox.probe_cache_file = ProbeCacheFile(c);
+  sandbox::SandboxChoice choice = sandbox::ChooseSandbox(want_sandbox, caches);
+  result.sandbox_mode = choice.mode();
+  result.sandbox_reason = choice.reason;
+  if (!choice.error.empty()) {
+    result.error = choice.error;
+    result.outcome = choice.invalid       ? Outcome::kInvalid
+                     : choice.unavailable ? Outcome::kSandboxUnavailable
+                                          : Outcome::kFailedToStart;
+    return false;
+  }
   std::string& bwrap_path = run->bwrap_path;
-  std::string confine;
-  bool landlock = false;
-  if (!ChooseSandbox(c, &result, &bwrap_path, &confine, &landlock)) return false;
+  bwrap_path = choice.bwrap;
+  std::string confine = choice.confine;
+  bool landlock = choice.kind == sandbox::SandboxChoice::kLandlock;
 
   // 3. Approve (a dry run runs nothing, so there is nothing to approve).
   if (verdict.decision == policy::Decision::kAsk && !request.dry_run &&
@@ -457,7 +314,7 @@ bool PrepareSteps(const RunContext& c, PreparedRun* run) {
     // A long-lived host keeps the host-socket listings in memory only: writing the file
     // after every change to /tmp would cost each of its commands a write and a rename, to
     // spare the next `safesh run` one full search (which then saves its own).
-    spec = sandbox::BuildSpec(c.settings.sandbox, roots, c.home,
+    spec = sandbox::BuildSpec(c.settings.sandbox, roots, c.home, caches->host_sockets(),
                               state.empty() || c.long_lived ? "" : state + "/host-sockets");
     // The sandbox's own temporary folders (sandbox/private_tmp.h), shared by the workspace's
     // commands; a tmpfs for this command alone where there is no state folder to keep them in.
@@ -486,9 +343,9 @@ bool PrepareSteps(const RunContext& c, PreparedRun* run) {
     // safesh's own build): the layer is dropped, and the reason says so.
     if (!confine.empty() && sandbox::InsideAny(confine, spec.writable)) {
       confine.clear();
-      result.sandbox_reason = NoLandlockLayer(
+      result.sandbox_reason = sandbox::NoLandlockLayer(
           "safesh-confine lies in a writable folder, where a command could replace it",
-          std::string("network ") + (spec.network ? "allowed" : "off"));
+          spec.network);
     }
     // How host UNIX sockets are kept out, in the reason the result carries.
     result.sandbox_reason += spec.unix_sockets
@@ -513,7 +370,7 @@ bool PrepareSteps(const RunContext& c, PreparedRun* run) {
     // Only for bubblewrap: Landlock cannot hide a path inside a readable tree, so the scan would
     // change nothing there.
     std::chrono::milliseconds scanned{0};
-    if (!HideBlockedNames(c, roots, *timeout, &spec, &result, &scanned)) {
+    if (!HideBlockedNames(c, caches, roots, *timeout, &spec, &result, &scanned)) {
       exec::RemoveSpool(&run->spool);
       return false;
     }
@@ -660,7 +517,10 @@ RunResult EndRun(PreparedRun* run) {
 }  // namespace
 
 PreparedRun::PreparedRun(const RunRequest& r, const RunContext& context)
-    : request(r), trail(r, context) {}
+    : request(r),
+      trail(r, context),
+      caches(context.caches != nullptr ? context.caches
+                                       : std::make_shared<sandbox::SandboxCaches>()) {}
 
 std::unique_ptr<PreparedRun> PrepareRun(const RunRequest& request, const RunContext& c) {
   auto run = std::make_unique<PreparedRun>(request, c);

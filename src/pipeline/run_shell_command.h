@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -25,6 +26,10 @@
 namespace safesh::audit {
 class Log;
 }
+
+namespace safesh::sandbox {
+class SandboxCaches;  // sandbox/caches.h
+}  // namespace safesh::sandbox
 
 namespace safesh::pipeline {
 
@@ -78,6 +83,10 @@ struct RunContext {
   // `safesh run`: setting a watch on every directory costs more than the one walk it would
   // save, and the watches end with the process (its cache file is what carries over).
   bool long_lived = false;
+  // What the host remembers between commands to build each sandbox quickly (sandbox/caches.h):
+  // shared by the copies of this context a host makes per call. Null: each run keeps its own,
+  // with only the state folder's files carrying over (a Session makes one for itself).
+  std::shared_ptr<sandbox::SandboxCaches> caches;
 };
 
 struct RunResult {

@@ -14,6 +14,7 @@
 #include "exec/runner.h"
 #include "pipeline/mask_secrets.h"
 #include "pipeline/prepared_run.h"
+#include "sandbox/caches.h"
 
 namespace safesh::session {
 namespace {
@@ -73,6 +74,8 @@ Session::Session(pipeline::RunContext context) : context_(std::move(context)) {
   context_.caller_is_subreaper = false;
   // A session runs many commands: the blocked-name scan keeps its inotify watches between them.
   context_.long_lived = true;
+  // What it remembers to build each sandbox quickly is its own, shared by its calls.
+  if (context_.caches == nullptr) context_.caches = std::make_shared<sandbox::SandboxCaches>();
   wake_.Reset(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
 }
 
