@@ -151,6 +151,13 @@ Diagnosis Diagnose(const std::string& bwrap) {
     std::string error = exec::FinishLimits(&limits);
     d.limits_via = limits.via;
     d.limits_reason = limits.reason + (error.empty() ? "" : "; " + error);
+    // Under bubblewrap with its Landlock layer, the cap is also a hard one (run_shell_command.cc).
+    if (limits.via == "rlimit" && geteuid() != 0 && why.empty() && d.landlock_abi > 0 &&
+        !FindConfineLauncher().empty())
+      d.limits_reason +=
+          "; under bubblewrap, safesh-confine also sets RLIMIT_NPROC to the cap inside the "
+          "command's own user namespace, where the kernel counts the command's processes alone: "
+          "a hard cap there, which the user's other processes neither use up nor share";
     exec::CgroupParent parent = exec::FindCgroupParent(true, true);
     std::string v2 = parent.why_not;
     if (parent.version == 0) {
