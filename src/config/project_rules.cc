@@ -29,6 +29,11 @@ ProjectKey NonEmpty(const std::vector<std::string>& list, const std::string& nam
   return ProjectKey::kNeedsTrust;
 }
 
+// A loosening of the sandbox: no project may make it, trusted or not.
+ProjectKey Never(ProjectKey kind) {
+  return kind == ProjectKey::kNeedsTrust ? ProjectKey::kNever : kind;
+}
+
 ProjectKey IfTrue(bool value, const std::string& name, const char* effect, std::string* what,
                   std::string* why) {
   if (!value) return ProjectKey::kTightens;
@@ -58,7 +63,10 @@ const std::vector<Rule>& Rules() {
          *why = "turns strict mode off";
          return ProjectKey::kNeedsTrust;
        }},
-      // The sandbox is the boundary: only the person's own settings may weaken it.
+      // The sandbox is the boundary: only the person's own settings may weaken it. Trust lets a
+      // project loosen the command rules (what is asked about), never what a command that runs
+      // can reach: a project file is written by whoever wrote the repository, and a person who
+      // trusts it to name its build commands has not read it as a sandbox policy.
       {"sandbox", "shell",
        [](const Settings& s, std::string* what, std::string* why) {
          if (s.sandbox.shell == "required") return ProjectKey::kTightens;
@@ -71,13 +79,13 @@ const std::vector<Rule>& Rules() {
        }},
       {"sandbox", "allow_network",
        [](const Settings& s, std::string* what, std::string* why) {
-         return IfTrue(s.sandbox.allow_network, "[sandbox] allow_network",
-                       "lets commands reach the network", what, why);
+         return Never(IfTrue(s.sandbox.allow_network, "[sandbox] allow_network",
+                             "lets commands reach the network", what, why));
        }},
       {"sandbox", "writable_paths",
        [](const Settings& s, std::string* what, std::string* why) {
-         return NonEmpty(s.sandbox.writable_paths, "[sandbox] writable_paths",
-                         "lets commands write outside the workspace", what, why);
+         return Never(NonEmpty(s.sandbox.writable_paths, "[sandbox] writable_paths",
+                               "lets commands write outside the workspace", what, why));
        }},
       // Read-only binds only ever remove write access; blocked paths hide more.
       {"sandbox", "read_only_paths", Tightens},
@@ -86,40 +94,40 @@ const std::vector<Rule>& Rules() {
       {"sandbox", "scrub_env", Tightens},
       {"sandbox", "env_allow",
        [](const Settings& s, std::string* what, std::string* why) {
-         return NonEmpty(s.sandbox.env_allow.value_or(std::vector<std::string>{}),
-                         "[sandbox] env_allow", "passes more environment variables to commands",
-                         what, why);
+         return Never(NonEmpty(s.sandbox.env_allow.value_or(std::vector<std::string>{}),
+                               "[sandbox] env_allow",
+                               "passes more environment variables to commands", what, why));
        }},
       {"sandbox", "allow_git_config",
        [](const Settings& s, std::string* what, std::string* why) {
-         return IfTrue(s.sandbox.allow_git_config, "[sandbox] allow_git_config",
-                       "lets commands change .git/config (which can make git run programs)", what,
-                       why);
+         return Never(IfTrue(s.sandbox.allow_git_config, "[sandbox] allow_git_config",
+                             "lets commands change .git/config (which can make git run programs)",
+                             what, why));
        }},
       {"sandbox", "root_keeps_owner_rights",
        [](const Settings& s, std::string* what, std::string* why) {
-         return IfTrue(s.sandbox.root_keeps_owner_rights, "[sandbox] root_keeps_owner_rights",
-                       "lets root's commands read and write host files that only root may", what,
-                       why);
+         return Never(IfTrue(s.sandbox.root_keeps_owner_rights, "[sandbox] root_keeps_owner_rights",
+                             "lets root's commands read and write host files that only root may",
+                             what, why));
        }},
       {"sandbox", "allow_unix_sockets",
        [](const Settings& s, std::string* what, std::string* why) {
-         return NonEmpty(s.sandbox.allow_unix_sockets, "[sandbox] allow_unix_sockets",
-                         "lets commands connect to services of the host", what, why);
+         return Never(NonEmpty(s.sandbox.allow_unix_sockets, "[sandbox] allow_unix_sockets",
+                               "lets commands connect to services of the host", what, why));
        }},
       // A project's limit replaces the person's (the last layer wins), so any value may raise
-      // it: a fork bomb's cap is the person's to lift.
+      // it: a fork bomb's cap is the person's to set.
       {"sandbox", "max_processes",
        [](const Settings& s, std::string* what, std::string* why) {
          *what = "[sandbox] max_processes = " + std::to_string(s.sandbox.max_processes);
          *why = "replaces the cap on a command's processes, which may raise it";
-         return ProjectKey::kNeedsTrust;
+         return ProjectKey::kNever;
        }},
       {"sandbox", "memory_limit",
        [](const Settings& s, std::string* what, std::string* why) {
          *what = "[sandbox] memory_limit = " + std::to_string(s.sandbox.memory_limit.value_or(0));
          *why = "replaces the cap on a command's memory, which may raise it";
-         return ProjectKey::kNeedsTrust;
+         return ProjectKey::kNever;
        }},
       // Resource bounds, not permissions: what a command can reach does not change, and the
       // ceilings (30 minutes, 64 MiB) hold whoever sets them.

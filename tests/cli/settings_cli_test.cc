@@ -89,7 +89,7 @@ TEST_F(SettingsCli, CheckAndRunReadEveryLayer) {
 
 TEST_F(SettingsCli, AnUntrustedProjectThatLoosensStopsEverything) {
   Write(project_file(),
-        "[commands]\ndeny = [\"rm\"]\n\n[sandbox]\n  allow_network = true\n"
+        "[commands]\ndeny = [\"rm\"]\n\n  strict = false\n"
         "[approvals]\nheadless = \"allow\"\n");
   for (const std::vector<std::string>& args :
        std::vector<std::vector<std::string>>{{"check", "--workspace", ws(), "--", "ls"},
@@ -98,16 +98,52 @@ TEST_F(SettingsCli, AnUntrustedProjectThatLoosensStopsEverything) {
     RunOutput r = Safesh(args, {"SAFESH_SANDBOX_SHELL=off"});
     EXPECT_EQ(r.exit_code, 78) << args[0] << r.err;
     EXPECT_TRUE(r.out.empty()) << r.out;
-    EXPECT_NE(r.err.find(project_file() + ":5:3: [sandbox] allow_network = true"),
-              std::string::npos)
+    EXPECT_NE(r.err.find(project_file() + ":4:3: [commands] strict = false"), std::string::npos)
         << r.err;
-    EXPECT_NE(r.err.find(project_file() + ":7:1: [approvals] headless = \"allow\""),
+    EXPECT_NE(r.err.find(project_file() + ":6:1: [approvals] headless = \"allow\""),
               std::string::npos)
         << r.err;
     EXPECT_NE(r.err.find("run `safesh trust --workspace " + ws() + "`"), std::string::npos)
         << r.err;
   }
   EXPECT_FALSE(std::filesystem::exists(ws() + "/made"));
+}
+
+// Trust lets a project loosen the command rules, never the sandbox: a trusted project file that
+// makes /etc writable (or opens the network) still stops everything, and nothing is written there.
+// The attempt is real: the same key in the person's own settings makes the write succeed.
+TEST_F(SettingsCli, TrustNeverLoosensTheSandbox) {
+  std::string outside = dir_ + "/outside";
+  std::filesystem::create_directories(outside);
+  std::string loosen = "[sandbox]\nwritable_paths = [\"" + outside + "\"]\nallow_network = true\n";
+  std::string command = "touch " + outside + "/made";
+  Write(dir_ + "/own.toml", loosen);
+  RunOutput own = Safesh({"run", "--config", dir_ + "/own.toml", "--workspace", ws(), "--approve",
+                          "yes", "--", command});
+  ASSERT_EQ(own.exit_code, 0) << own.err;
+  ASSERT_TRUE(std::filesystem::remove(outside + "/made"));
+
+  // `safesh trust` refuses it; a store that trusted this exact content before (an older safesh
+  // let trust loosen the sandbox) changes nothing either.
+  Write(project_file(), loosen);
+  RunOutput refused = Safesh({"trust", "--yes", "--workspace", ws()});
+  EXPECT_EQ(refused.exit_code, 78) << refused.err;
+  EXPECT_NE(refused.err.find("nothing was trusted"), std::string::npos) << refused.err;
+  RunOutput sum = RunProgram({"/usr/bin/sha256sum", project_file()}, {});
+  ASSERT_EQ(sum.exit_code, 0);
+  Write(trust_file(), "{\"version\": 1, \"files\": [{\"path\": \"" + project_file() +
+                          "\", \"sha256\": \"" + sum.out.substr(0, 64) +
+                          "\", \"trusted_at\": \"2026-01-01T00:00:00Z\"}]}");
+  chmod(trust_file().c_str(), 0600);
+  RunOutput r = Safesh({"run", "--workspace", ws(), "--approve", "yes", "--", command});
+  EXPECT_EQ(r.exit_code, 78) << r.err;
+  EXPECT_NE(r.err.find("can never set, trusted or not"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(project_file() + ":2:1: [sandbox] writable_paths = [\"" + outside + "\"]"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find(project_file() + ":3:1: [sandbox] allow_network = true"), std::string::npos)
+      << r.err;
+  EXPECT_FALSE(std::filesystem::exists(outside + "/made"));
 }
 
 TEST_F(SettingsCli, TrustPinsTheContentUntilItChanges) {

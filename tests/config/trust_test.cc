@@ -18,7 +18,7 @@ namespace {
 
 using testing::TempDir;
 
-const char kLoose[] = "[commands]\nauto_approve = [\"ls *\"]\n[sandbox]\nallow_network = true\n";
+const char kLoose[] = "[commands]\nauto_approve = [\"ls *\"]\nstrict = false\n";
 
 struct Workspace {
   TempDir dir;
@@ -61,7 +61,7 @@ TEST(Trust, APinnedFileLoosensUntilItChanges) {
   std::optional<LayeredSettings> l = LoadLayered(w.sources, &error);
   ASSERT_TRUE(l) << error;
   EXPECT_EQ(l->project, ProjectTrust::kTrusted);
-  EXPECT_TRUE(l->settings.sandbox.allow_network);
+  EXPECT_FALSE(l->settings.commands.strict);
   EXPECT_EQ(l->settings.commands.auto_approve, std::vector<std::string>{"ls *"});
 
   // One byte more, even a comment: untrusted again, and the message says it changed.
