@@ -227,23 +227,25 @@ SandboxSpec BuildSpec(const config::SandboxSettings& settings,
   spec.network = settings.allow_network;
   std::string base = roots.empty() ? std::string("/") : roots[0];
 
-  // The workspace as given; every other root (the caller passes [sandbox] writable_paths too)
-  // checked as those below.
-  for (size_t i = 0; i < roots.size(); ++i) {
-    if (i > 0 && ThroughPlantedLink(roots[i], spec.writable)) continue;
-    std::string r = util::RealPath(roots[i]);
-    if (!r.empty() && IsDir(r)) AddUnique(&spec.writable, r);
-  }
-  std::vector<std::string> writable;
-  for (const std::string& p : settings.writable_paths)
-    writable.push_back(Expand(p, home, base));
+  // The workspace as given; every other root (the caller passes [sandbox] writable_paths too),
+  // and ~/.cache, only when the way to it passes no link inside any of them: a command could have
+  // made such a link (~/.cache when the workspace holds the home folder, a writable path nested
+  // in another, listed before or after it) point at /etc or /root, for the next run to bind as a
+  // root of its own. Each is checked against all of them, whatever their order.
   // Not /tmp, /var/tmp or $TMPDIR: the sandbox has temporary folders of its own (private_tmp.h),
   // and the host's are where other programs keep their sockets and files.
-  if (!home.empty()) writable.push_back(home + "/.cache");
-  for (const std::string& w : writable) {
-    // Not through a link inside a writable root: a command could have made ~/.cache (the
-    // workspace holding the home folder) or a relative entry a link to /etc.
-    if (w.empty() || w[0] != '/' || ThroughPlantedLink(w, spec.writable)) continue;
+  std::vector<std::string> wanted(roots.begin(), roots.end());
+  for (const std::string& p : settings.writable_paths)
+    wanted.push_back(Expand(p, home, base));
+  if (!home.empty()) wanted.push_back(home + "/.cache");
+  std::vector<std::string> reachable;  // every one as it resolves now
+  for (const std::string& w : wanted) {
+    std::string r = w.empty() || w[0] != '/' ? "" : util::RealPath(w);
+    if (!r.empty() && IsDir(r)) AddUnique(&reachable, r);
+  }
+  for (size_t i = 0; i < wanted.size(); ++i) {
+    const std::string& w = wanted[i];
+    if (w.empty() || w[0] != '/' || (i > 0 && ThroughPlantedLink(w, reachable))) continue;
     std::string r = util::RealPath(w);
     if (!r.empty() && IsDir(r)) AddUnique(&spec.writable, r);
   }
