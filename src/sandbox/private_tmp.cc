@@ -9,9 +9,10 @@
 #include <unistd.h>
 
 #include <cstdint>
-#include <filesystem>
 #include <memory>
+#include <vector>
 
+#include "util/file.h"
 #include "util/sha256.h"
 #include "util/state_dir.h"
 #include "util/unique_fd.h"
@@ -78,23 +79,20 @@ void RemoveOldPrivateTemps(const std::string& state_dir, int64_t max_age_seconds
   std::unique_ptr<DIR, int (*)(DIR*)> d(opendir(base.c_str()), closedir);
   if (!d) return;
   time_t now = time(nullptr);
+  std::vector<std::string> old;
   while (dirent* e = readdir(d.get())) {
     std::string name = e->d_name;
     if (name == "." || name == "..") continue;
-    std::string path = base + "/" + name;
     struct stat st;
-    if (lstat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) continue;
-    if (now - st.st_mtime < max_age_seconds) continue;
-    // A command may have left folders it cannot be listed or emptied: give it back the rights
-    // to, then remove. remove_all does not follow links.
-    std::error_code ignored;
-    for (auto it = std::filesystem::recursive_directory_iterator(
-             path, std::filesystem::directory_options::skip_permission_denied, ignored);
-         it != std::filesystem::recursive_directory_iterator(); it.increment(ignored)) {
-      if (it->is_directory(ignored) && !it->is_symlink(ignored)) chmod(it->path().c_str(), 0700);
-    }
-    std::filesystem::remove_all(path, ignored);
+    if (fstatat(dirfd(d.get()), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+        !S_ISDIR(st.st_mode))
+      continue;
+    if (now - st.st_mtime >= max_age_seconds) old.push_back(name);
   }
+  // What a command left there is its own tree: a folder it made unreadable is given back owner
+  // rights, and a link (even one swapped in while this runs) is removed, never followed.
+  for (const std::string& name : old)
+    util::RemoveTreeNoLinks(dirfd(d.get()), name);
 }
 
 }  // namespace safesh::sandbox

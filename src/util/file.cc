@@ -1,5 +1,6 @@
 #include "util/file.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <vector>
 
 #include "util/unique_fd.h"
 
@@ -134,6 +136,35 @@ int OpenNoLinks(const std::string& path) {
     }
   }
   return fd;
+}
+
+bool RemoveTreeNoLinks(int parent_fd, const std::string& name, int max_depth) {
+  if (unlinkat(parent_fd, name.c_str(), 0) == 0 || errno == ENOENT) return true;
+  if (errno != EISDIR && errno != EPERM) return false;  // EPERM: what unlink(2) says of a folder
+  // A folder (or one now): opened as a path first, not following a link, so that its mode can be
+  // set on exactly it (through /proc/self/fd: fchmod refuses an O_PATH descriptor).
+  UniqueFd at(openat(parent_fd, name.c_str(), O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC));
+  if (!at.valid()) return false;
+  if (max_depth <= 0) return false;
+  std::string self = "/proc/self/fd/" + std::to_string(at.get());
+  chmod(self.c_str(), 0700);  // not fatal: a folder already open to us needs none
+  int fd = openat(at.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return false;
+  DIR* d = fdopendir(fd);
+  if (d == nullptr) {
+    close(fd);
+    return false;
+  }
+  std::vector<std::string> names;
+  while (dirent* e = readdir(d)) {
+    std::string n = e->d_name;
+    if (n != "." && n != "..") names.push_back(std::move(n));
+  }
+  bool ok = true;
+  for (const std::string& n : names)
+    ok = RemoveTreeNoLinks(dirfd(d), n, max_depth - 1) && ok;
+  closedir(d);
+  return unlinkat(parent_fd, name.c_str(), AT_REMOVEDIR) == 0 && ok;
 }
 
 }  // namespace safesh::util

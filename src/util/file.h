@@ -35,4 +35,12 @@ int OpenNoLinks(const std::string& path);
 // Whether `path` is `dir` or lies below it (both absolute and normalised; "/" holds everything).
 bool IsPathInside(const std::string& path, const std::string& dir);
 
+// Removes `name` in the folder `parent_fd` and, when it is a folder, everything in it, never
+// following a link: each folder is opened without following one, relative to its parent's
+// descriptor, and given owner rights (0700) through that descriptor so that what a command left
+// unreadable can go. A tree that another process changes meanwhile cannot make it act outside
+// the tree. At most `max_depth` levels are entered; what lies deeper is left. True when nothing
+// is left.
+bool RemoveTreeNoLinks(int parent_fd, const std::string& name, int max_depth = 256);
+
 }  // namespace safesh::util

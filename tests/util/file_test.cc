@@ -5,6 +5,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -99,6 +101,53 @@ TEST(Paths, RealPathAgreesWithRealpath) {
   rmdir((d + "/a/b").c_str());
   rmdir((d + "/a").c_str());
   rmdir(d.c_str());
+}
+
+// A tree a command left (an unreadable folder, links to a folder and a file outside) goes whole;
+// nothing outside is removed or has its mode changed. The attempt is real: the chmod-then-remove
+// by path it replaces, run over the same tree, changes the mode of the folder a link points to.
+TEST(RemoveTreeNoLinks, RemovesATreeAndNothingItLinksTo) {
+  namespace fs = std::filesystem;
+  char t[] = "/tmp/safesh-rmtree-XXXXXX";
+  ASSERT_NE(mkdtemp(t), nullptr);
+  std::string dir = t;
+  auto make = [&](const std::string& tree) {
+    fs::create_directories(tree + "/a/closed/deep");
+    std::ofstream(tree + "/a/closed/deep/f") << "x";
+    fs::create_directory_symlink(dir + "/outside", tree + "/a/to-dir");
+    fs::create_symlink(dir + "/outside/keep", tree + "/a/to-file");
+    ASSERT_EQ(chmod((tree + "/a/closed").c_str(), 0), 0);
+  };
+  fs::create_directories(dir + "/outside");
+  std::ofstream(dir + "/outside/keep") << "keep";
+  ASSERT_EQ(chmod((dir + "/outside").c_str(), 0755), 0);
+
+  // The old way: each folder found given 0700 by its path (is_directory follows links).
+  make(dir + "/old");
+  std::error_code ignored;
+  for (auto it = fs::recursive_directory_iterator(
+           dir + "/old", fs::directory_options::skip_permission_denied, ignored);
+       it != fs::recursive_directory_iterator(); it.increment(ignored)) {
+    if (it->is_directory(ignored)) chmod(it->path().c_str(), 0700);
+  }
+  struct stat st;
+  ASSERT_EQ(stat((dir + "/outside").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0700u) << "the old way did not reach outside: not a real test";
+  ASSERT_EQ(chmod((dir + "/outside").c_str(), 0755), 0);
+
+  make(dir + "/tree");
+  UniqueFd parent(open(dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  EXPECT_TRUE(RemoveTreeNoLinks(parent.get(), "tree"));
+  EXPECT_FALSE(fs::exists(dir + "/tree"));
+  ASSERT_EQ(stat((dir + "/outside").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0755u);
+  EXPECT_TRUE(fs::exists(dir + "/outside/keep"));
+  // A link itself is removed, not what it names; a missing name is already gone.
+  fs::create_directory_symlink(dir + "/outside", dir + "/link");
+  EXPECT_TRUE(RemoveTreeNoLinks(parent.get(), "link"));
+  EXPECT_TRUE(fs::exists(dir + "/outside/keep"));
+  EXPECT_TRUE(RemoveTreeNoLinks(parent.get(), "missing"));
+  fs::remove_all(dir, ignored);
 }
 
 }  // namespace
