@@ -13,8 +13,8 @@
 // writable/read_only/blocked paths, allow_unix_sockets, scrub_env, env_allow; each value once,
 // first origin kept); scalars take the last layer's value. `scrub_env` starts from the built-in
 // list, which the user file or the --config file replace when they write it (their list is the
-// person's choice) and a project file only adds to. `allow` and `env_allow` are on as soon as
-// any layer writes them, even empty.
+// person's choice) and a project file only adds to. `allow` is on as soon as any layer writes
+// it, even empty.
 //
 // The user and project files are optional; the --config file must exist. Every error names the
 // file, the line and column, and the fix.

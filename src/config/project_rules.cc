@@ -20,7 +20,7 @@ ProjectKey Tightens(const Settings&, std::string*, std::string*) {
 }
 
 // A list that, once it names anything, lets more happen. Written empty it adds nothing (for
-// `allow` and `env_allow`, an empty list even tightens: it switches an allow-list on).
+// `allow`, an empty list even tightens: it switches an allow-list on).
 ProjectKey NonEmpty(const std::vector<std::string>& list, const std::string& name,
                     const char* effect, std::string* what, std::string* why) {
   if (list.empty()) return ProjectKey::kTightens;

@@ -29,7 +29,7 @@ struct SandboxSettings {
   // Globs (case-insensitive) of variables removed from every child's environment. Unset: the
   // defaults in exec/env.h. Written: replaces the defaults.
   std::optional<std::vector<std::string>> scrub_env;
-  // When set, the child gets only PATH and the variables these globs name.
+  // Variables (globs) the child gets besides exec::DefaultEnvAllow(); no other passes.
   std::optional<std::vector<std::string>> env_allow;
   bool allow_git_config = false;
   // As root, commands run as an unprivileged uid with the workspace mapped to it

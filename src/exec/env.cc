@@ -17,7 +17,26 @@ const std::vector<std::string>& DefaultScrubGlobs() {
   return globs;
 }
 
+const std::vector<std::string>& DefaultEnvAllow() {
+  static const std::vector<std::string> names = {"PATH",     "HOME", "USER", "LOGNAME", "LANG",
+                                                 "LANGUAGE", "LC_*", "TERM", "TZ",      "TMPDIR"};
+  return names;
+}
+
 namespace {
+
+// "scheme://user:password@host...": a value that carries a password in a URL's user part.
+bool UrlWithPassword(std::string_view value) {
+  size_t scheme = value.find("://");
+  if (scheme == std::string_view::npos) return false;
+  std::string_view rest = value.substr(scheme + 3);
+  size_t end = rest.find_first_of("/?#");
+  std::string_view authority = rest.substr(0, end);
+  size_t at = authority.rfind('@');
+  if (at == std::string_view::npos) return false;
+  size_t colon = authority.substr(0, at).find(':');
+  return colon != std::string_view::npos && colon + 1 < at;
+}
 
 bool MatchesAny(const std::vector<std::string>& globs, const std::string& name, int flags) {
   for (const std::string& g : globs) {
@@ -49,8 +68,10 @@ ChildEnv BuildChildEnv(const std::vector<std::string_view>& parent, const EnvRul
       out.secrets.push_back({name, std::string(entry.substr(eq + 1))});
       continue;
     }
-    if (rules.allow && name != "PATH" && !MatchesAny(*rules.allow, name, 0)) {
+    if (!MatchesAny(rules.allow, name, 0)) {
       out.removed.push_back(name);
+      std::string_view value = entry.substr(eq + 1);
+      if (UrlWithPassword(value)) out.secrets.push_back({name, std::string(value)});
       continue;
     }
     out.vars.emplace_back(entry);

@@ -1,8 +1,10 @@
-// The environment a command starts with: the caller's, minus credentials and minus the variables
-// that would make bash run something other than the script the policy judged.
+// The environment a command starts with: from the caller's, only the variables on an allow-list
+// (a list of what may pass, not of what may not: a secret in a variable no one thought of, such
+// as DB_PASS or REDIS_URL with a password, stays out), minus credentials that match the scrub
+// globs even when allowed, minus the variables that would make bash run something other than the
+// script the policy judged.
 #pragma once
 
-#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -13,9 +15,14 @@ namespace safesh::exec {
 // [sandbox] scrub_env is not set: tokens, keys, passwords, cloud credentials, the ssh agent.
 const std::vector<std::string>& DefaultScrubGlobs();
 
+// The variables every command gets (exact names, or globs as LC_*): PATH, HOME, USER, LOGNAME,
+// LANG, LANGUAGE, LC_*, TERM, TZ and TMPDIR: where programs are, whose they are, and how to show
+// text. [sandbox] env_allow adds to them.
+const std::vector<std::string>& DefaultEnvAllow();
+
 struct EnvRules {
   std::vector<std::string> scrub = DefaultScrubGlobs();  // removed (case-insensitive globs)
-  std::optional<std::vector<std::string>> allow;         // when set: only PATH and these
+  std::vector<std::string> allow = DefaultEnvAllow();    // only these pass (globs, case kept)
 };
 
 // A value removed from the child's environment: kept so that safesh can mask it in output.
@@ -25,8 +32,10 @@ struct Secret {
 };
 
 struct ChildEnv {
-  std::vector<std::string> vars;     // "NAME=value", the child's whole environment
-  std::vector<Secret> secrets;       // the values of scrubbed variables
+  std::vector<std::string> vars;  // "NAME=value", the child's whole environment
+  // The values of scrubbed variables, and of any left out whose value is a URL with a password
+  // ("redis://:pw@host"): masked wherever output shows them.
+  std::vector<Secret> secrets;
   std::vector<std::string> removed;  // names removed (scrubbed, not allowed, or unsafe for bash)
 };
 

@@ -11,7 +11,9 @@ namespace {
 exec::EnvRules ScrubRules(const RunContext& c) {
   exec::EnvRules rules;
   if (c.settings.sandbox.scrub_env) rules.scrub = *c.settings.sandbox.scrub_env;
-  rules.allow = c.settings.sandbox.env_allow;
+  if (c.settings.sandbox.env_allow)
+    rules.allow.insert(rules.allow.end(), c.settings.sandbox.env_allow->begin(),
+                       c.settings.sandbox.env_allow->end());
   return rules;
 }
 

@@ -277,7 +277,9 @@ bool PrepareSteps(const RunContext& c, PreparedRun* run) {
   // 4. Environment and spool.
   exec::EnvRules rules;
   if (c.settings.sandbox.scrub_env) rules.scrub = *c.settings.sandbox.scrub_env;
-  rules.allow = c.settings.sandbox.env_allow;
+  if (c.settings.sandbox.env_allow)
+    rules.allow.insert(rules.allow.end(), c.settings.sandbox.env_allow->begin(),
+                       c.settings.sandbox.env_allow->end());
   exec::ChildEnv env = exec::BuildChildEnv(c.environment, rules);
   exec::SetVar(&env.vars, "PWD", cwd.path);
   std::string bash = exec::FindBash();

@@ -309,6 +309,23 @@ TEST_F(Run, SecretsDoNotReachTheChildOrTheOutput) {
   EXPECT_NE(r.output.find("[redacted SAFESH_TEST_TOKEN]"), std::string::npos) << r.output;
 }
 
+// A secret under a name no scrub glob knows (DB_PASS, a URL with a password) does not reach the
+// command: only the allow-list passes. The attempt is real: named in env_allow, it does.
+TEST_F(Run, VariablesOffTheAllowListDoNotReachTheChild) {
+  std::vector<std::string> entries = {"DB_PASS=hunter2-" + std::to_string(getpid()),
+                                      "REDIS_URL=redis://:pw-" + std::to_string(getpid()) + "@h/0"};
+  std::vector<std::string_view> env = exec::CurrentEnvironment();
+  env.insert(env.end(), entries.begin(), entries.end());
+  context_.environment = env;
+  const std::string show = "echo \"[${DB_PASS:-}] [${REDIS_URL:-}] [${HOME:+home}]\"";
+  EXPECT_EQ(Go(show).output, "[] [] [home]\n");
+  context_.settings.sandbox.env_allow = std::vector<std::string>{"DB_PASS", "REDIS_URL"};
+  RunResult allowed = Go(show);
+  EXPECT_NE(allowed.output.find("[" + entries[0].substr(8) + "]"), std::string::npos)
+      << allowed.output;
+  context_.settings.sandbox.env_allow.reset();
+}
+
 TEST_F(Run, SecretsAreMaskedAcrossReadsInTheWholeSpool) {
   std::string secret = "tok-" + std::to_string(getpid()) + "-abcdefgh";
   std::string entry = "SAFESH_TEST_TOKEN=" + secret;
