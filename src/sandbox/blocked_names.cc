@@ -63,7 +63,10 @@ const std::vector<std::string>& DefaultBlockedNames() {
       "*.pem", "*.key", "*.p12", "*.pfx", "*.jks", "*.keystore", "*.ppk", "*.kdbx", "id_rsa",
       "id_dsa", "id_ecdsa", "id_ed25519", "id_ecdsa_sk", "id_ed25519_sk",
       // Credential files of package managers and tools, wherever a project keeps a copy.
-      ".npmrc", ".pypirc", ".netrc", ".git-credentials", ".pgpass", ".htpasswd"};
+      ".npmrc", ".pypirc", ".netrc", ".git-credentials", ".pgpass", ".htpasswd", ".my.cnf",
+      ".vault-token", ".s3cfg", ".boto", ".dockercfg", "kaggle.json",
+      // Cloud credentials and infrastructure state, which holds every secret it created.
+      "credentials.json", "*.tfstate", "*.tfstate.backup"};
   return names;
 }
 

@@ -178,33 +178,26 @@ bool InsideAny(const std::string& path, const std::vector<std::string>& roots) {
 std::vector<std::string> DefaultBlockedPaths(const std::string& home) {
   std::vector<std::string> out;
   if (home.empty()) return out;
-  for (const char* rel : {".ssh",
-                          ".aws",
-                          ".gnupg",
-                          ".config/gcloud",
-                          ".azure",
-                          ".kube",
-                          ".netrc",
-                          ".docker/config.json",
-                          ".npmrc",
-                          ".pypirc",
-                          ".git-credentials",
-                          ".config/gh",
-                          ".config/hub",
-                          ".password-store",
-                          ".local/share/keyrings",
-                          ".mozilla",
-                          ".config/google-chrome",
-                          ".config/chromium",
-                          ".terraform.d/credentials.tfrc.json",
-                          ".cargo/credentials",
-                          ".cargo/credentials.toml",
-                          ".gem/credentials",
-                          ".config/anthropic",
-                          ".claude/.credentials.json",
-                          ".codex/auth.json",
-                          ".config/safesh",
-                          ".local/state/safesh"}) {
+  for (const char* rel :
+       {".ssh", ".aws", ".gnupg", ".config/gcloud", ".azure", ".kube", ".netrc",
+        ".docker/config.json", ".npmrc", ".pypirc", ".git-credentials", ".config/gh", ".config/hub",
+        ".password-store", ".local/share/keyrings", ".mozilla", ".config/google-chrome",
+        ".config/chromium", ".terraform.d/credentials.tfrc.json", ".cargo/credentials",
+        ".cargo/credentials.toml", ".gem/credentials", ".config/anthropic",
+        ".claude/.credentials.json", ".claude.json", ".codex/auth.json", ".gemini/oauth_creds.json",
+        // Credentials of git, databases, clouds, registries and data tools,
+        // where gitleaks and trufflehog look for them.
+        ".config/git/credentials", ".pgpass", ".my.cnf", ".vault-token", ".kaggle/kaggle.json",
+        ".huggingface/token", ".config/containers/auth.json", ".m2/settings.xml",
+        ".m2/settings-security.xml", ".gradle/gradle.properties", ".ivy2/.credentials",
+        ".nuget/NuGet/NuGet.Config", ".composer/auth.json", ".config/composer/auth.json", ".s3cfg",
+        ".boto", ".config/rclone/rclone.conf", ".databrickscfg", ".snowflake", ".oci",
+        ".terraformrc", ".config/doctl", ".config/glab-cli", ".config/op", ".config/configstore",
+        ".subversion/auth",
+        // Shell and REPL histories: passwords typed on command lines.
+        ".bash_history", ".zsh_history", ".local/share/fish/fish_history", ".python_history",
+        ".node_repl_history", ".psql_history", ".mysql_history", ".sqlite_history",
+        ".rediscli_history", ".config/safesh", ".local/state/safesh"}) {
     out.push_back(home + "/" + rel);
   }
   return out;

@@ -11,15 +11,37 @@ namespace {
 
 TEST(BlockedNames, DefaultsHideKeysAndCredentialFilesButNotTemplates) {
   NameMatcher m(DefaultBlockedNames());
-  for (const char* name :
-       {".env", ".env.local", ".env.production", ".envrc", "server.key", "cert.pem", "id_rsa",
-        "id_ed25519", "id_ecdsa", "client.p12", "client.pfx", ".npmrc", ".pypirc", ".netrc",
-        ".git-credentials", "release.keystore", "vault.kdbx", ".x.pem", "putty.ppk"}) {
+  for (const char* name : {".env",
+                           ".env.local",
+                           ".env.production",
+                           ".envrc",
+                           "server.key",
+                           "cert.pem",
+                           "id_rsa",
+                           "id_ed25519",
+                           "id_ecdsa",
+                           "client.p12",
+                           "client.pfx",
+                           ".npmrc",
+                           ".pypirc",
+                           ".netrc",
+                           ".git-credentials",
+                           "release.keystore",
+                           "vault.kdbx",
+                           ".x.pem",
+                           "putty.ppk",
+                           ".my.cnf",
+                           ".vault-token",
+                           "credentials.json",
+                           "terraform.tfstate",
+                           "terraform.tfstate.backup",
+                           "kaggle.json"}) {
     EXPECT_TRUE(m.Matches(name)) << name;
   }
-  for (const char* name : {".env.example", ".env.sample", ".env.template", ".env.dist", "README.md",
-                           "id_rsa.pub", "id_ed25519.pub", "key", "keys.txt", "environment", "env",
-                           "pem", "my.env", "main.c", ".gitignore"}) {
+  for (const char* name :
+       {".env.example", ".env.sample", ".env.template", ".env.dist", "README.md", "id_rsa.pub",
+        "id_ed25519.pub", "key", "keys.txt", "environment", "env", "pem", "my.env", "main.c",
+        ".gitignore", "terraform.tf", "credentials.md"}) {
     EXPECT_FALSE(m.Matches(name)) << name;
   }
 }

@@ -253,6 +253,34 @@ TEST_P(Escape, ReadABlockedPathEveryWay) {
   EXPECT_EQ(in.output.find("PRIVATE-KEY"), std::string::npos) << in.output;
 }
 
+// Credentials that earlier lists missed, where credential scanners look for them: in the home
+// folder (git's XDG credentials, database and vault tokens, registries, histories, an agent's
+// login) and in the workspace (cloud credentials, infrastructure state).
+TEST_P(Escape, SecretsWhereScannersLookForThemAreHidden) {
+  if (landlock())
+    GTEST_SKIP()
+        << "Landlock cannot enforce this (documented): hiding a path inside a readable tree";
+  std::vector<std::string> files = {home_ + "/.config/git/credentials",
+                                    home_ + "/.pgpass",
+                                    home_ + "/.vault-token",
+                                    home_ + "/.kaggle/kaggle.json",
+                                    home_ + "/.config/containers/auth.json",
+                                    home_ + "/.m2/settings.xml",
+                                    home_ + "/.my.cnf",
+                                    home_ + "/.bash_history",
+                                    home_ + "/.claude.json",
+                                    ws_ + "/credentials.json",
+                                    ws_ + "/infra/terraform.tfstate"};
+  for (const std::string& f : files) {
+    fs::create_directories(fs::path(f).parent_path());
+    std::ofstream(f) << "LEAKED-SECRET " << f << "\n";
+  }
+  for (const std::string& f : files)
+    ExpectBlocked("cat " + f, "LEAKED-SECRET");
+  for (const std::string& f : files)
+    fs::remove(f);
+}
+
 // safesh's own state (approvals, the audit log, the spool) is hidden wherever XDG_STATE_HOME
 // puts it, here inside a writable root.
 TEST_P(Escape, SafeshStateIsHiddenWhereverItIs) {
