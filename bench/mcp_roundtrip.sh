@@ -30,12 +30,15 @@ cp "$root/bench/mcp_roundtrip.mjs" "$dir/"
 work="$(bench_workdir)"
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/home" "$work/ws"
+# Without the sandbox auto_approve asks: the headless answer lets it through.
 for shell in required off; do
   cat >"$work/$shell.toml" <<TOML
 [commands]
 auto_approve = ["true"]
 [sandbox]
 shell = "$shell"
+[approvals]
+headless = "$([ "$shell" = off ] && echo allow || echo deny)"
 TOML
 done
 (cd "$dir" && node mcp_roundtrip.mjs "$safesh" "$work/required.toml" "$work/ws" "$work/home" \

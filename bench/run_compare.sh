@@ -28,6 +28,8 @@ cat >"$work/rules.toml" <<'TOML'
 auto_approve = ["true", "cat *"]
 [sandbox]
 shell = "off"
+[approvals]
+headless = "allow"  # without the sandbox auto_approve asks; this lets it through
 TOML
 # hyperfine itself runs in the clean environment, so neither side pays for an extra `env`.
 clean=(env -i "PATH=/usr/bin:/bin" "HOME=$work/home")

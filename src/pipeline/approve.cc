@@ -132,11 +132,16 @@ bool Approve(const RunRequest& request, const std::string& cwd, const policy::Ve
   if (answer != approval::Answer::kDeny) return true;
   result->outcome = RunResult::Outcome::kNotApproved;
   // How a person can let it through, in the terms of the client that asked.
-  std::string how = c.client == "run" ? "approve it with --approve yes, or add a pattern for it "
-                                        "to [commands] auto_approve"
-                                      : "ask the user to add a pattern for it to [commands] "
-                                        "auto_approve in safesh's settings, or use a client "
-                                        "that can show approval forms";
+  // Without a sandbox auto_approve runs nothing unasked: the way is the sandbox, not a pattern.
+  bool unsandboxed = verdict.reason.starts_with(kAskedWithoutSandbox);
+  std::string rule = unsandboxed ? "run it in the sandbox ([sandbox] shell)"
+                                 : "add a pattern for it to [commands] auto_approve";
+  std::string how = c.client == "run" ? "approve it with --approve yes, or " + rule
+                    : unsandboxed
+                        ? "ask the user to turn the sandbox on ([sandbox] shell in safesh's "
+                          "settings), or use a client that can show approval forms"
+                        : "ask the user to add a pattern for it to [commands] auto_approve in "
+                          "safesh's settings, or use a client that can show approval forms";
   result->error = headless ? "blocked by command policy: " + verdict.reason +
                                  "; it needs approval and no one could be asked (" + how + ")"
                            : "blocked by command policy: not approved (" + verdict.reason + ")";

@@ -152,6 +152,15 @@ bool HideBlockedNames(const RunContext& c, sandbox::SandboxCaches* caches,
   return true;
 }
 
+// With no sandbox, a verdict that auto_approve allowed becomes a question: what the rules let run
+// unasked was judged safe inside the sandbox, and nothing else bounds it now. A command line
+// that runs no command (an assignment) stays allowed.
+void AskWithoutSandbox(policy::Verdict* v) {
+  if (v->decision != policy::Decision::kAllow || v->commands.empty()) return;
+  v->decision = policy::Decision::kAsk;
+  v->reason = std::string(kAskedWithoutSandbox) + " (" + v->reason + ")";
+}
+
 // What a limit reached was, and the setting that raises it.
 std::string LimitMessage(const exec::CommandLimits& l) {
   if (l.hit == exec::LimitHit::kMemory)
@@ -229,6 +238,20 @@ bool PrepareSteps(const RunContext& c, PreparedRun* run) {
   policy::JudgeOptions judge_options;
   judge_options.home = c.home;
   policy::Verdict verdict = policy::Judge(c.policy, request.command, judge_options);
+  // The sandbox is chosen before anyone is asked (no approval for what cannot run), and before
+  // the verdict is final: auto_approve lets commands run unasked because the sandbox bounds what
+  // they can do, so without one they are asked about (AskWithoutSandbox).
+  sandbox::SandboxCaches* caches = run->caches.get();
+  sandbox::SandboxRequest want_sandbox;
+  want_sandbox.shell = c.sandbox_override.empty() ? c.settings.sandbox.shell : c.sandbox_override;
+  want_sandbox.launcher = c.launcher;
+  want_sandbox.bwrap = c.bwrap;
+  want_sandbox.confine = c.confine;
+  want_sandbox.allow_network = c.settings.sandbox.allow_network;
+  want_sandbox.probe_cache_file = ProbeCacheFile(c);
+  sandbox::SandboxChoice choice = sandbox::ChooseSandbox(want_sandbox, caches);
+  if (choice.error.empty() && choice.kind == sandbox::SandboxChoice::kOff)
+    AskWithoutSandbox(&verdict);
   if (!trail->Verdict(verdict)) return end(AuditRefusal(*trail, "verdict"));
   RunResult& result = run->result;
   result.verdict = verdict;
@@ -239,21 +262,11 @@ bool PrepareSteps(const RunContext& c, PreparedRun* run) {
     return false;
   }
 
-  // The sandbox is chosen before anyone is asked: no approval for what cannot run.
   if (!c.limits_override.empty() && c.limits_override != "auto" && c.limits_override != "rlimit") {
     result.outcome = Outcome::kInvalid;
     result.error = "SAFESH_LIMITS must be auto or rlimit (it is \"" + c.limits_override + "\")";
     return false;
   }
-  sandbox::SandboxCaches* caches = run->caches.get();
-  sandbox::SandboxRequest want_sandbox;
-  want_sandbox.shell = c.sandbox_override.empty() ? c.settings.sandbox.shell : c.sandbox_override;
-  want_sandbox.launcher = c.launcher;
-  want_sandbox.bwrap = c.bwrap;
-  want_sandbox.confine = c.confine;
-  want_sandbox.allow_network = c.settings.sandbox.allow_network;
-  want_sandbox.probe_cache_file = ProbeCacheFile(c);
-  sandbox::SandboxChoice choice = sandbox::ChooseSandbox(want_sandbox, caches);
   result.sandbox_mode = choice.mode();
   result.sandbox_reason = choice.reason;
   if (!choice.error.empty()) {

@@ -167,9 +167,16 @@ TEST_F(Pipeline, DenialsRefusalsAndTimeoutsAreRecorded) {
   RunRequest slow;
   slow.command = "sleep 30";
   slow.timeout_seconds = 0.2;
+  // auto_approve runs nothing unasked while the sandbox is off: with no one to ask, refused.
+  ASSERT_EQ(RunShellCommand(slow, context_).outcome, Outcome::kNotApproved);
+  EXPECT_EQ(LastOf("verdict")["decision"], "ask");
+  EXPECT_NE(LastOf("verdict")["reason"].get<std::string>().find("the sandbox is off"),
+            std::string::npos);
+  context_.settings.approvals.headless = "allow";
   RunResult t = RunShellCommand(slow, context_);
   ASSERT_TRUE(t.timed_out);
-  EXPECT_EQ(LastEvents(), (std::vector<std::string>{"request", "verdict", "start", "timeout"}));
+  EXPECT_EQ(LastEvents(), (std::vector<std::string>{"request", "verdict", "approval_asked",
+                                                    "approval", "start", "timeout"}));
   EXPECT_EQ(LastOf("request")["timeout_s"], "0.2");
   EXPECT_EQ(LastOf("timeout")["exit_code"], -1);
   EXPECT_NE(LastOf("timeout")["error"].get<std::string>().find("timed out"), std::string::npos);

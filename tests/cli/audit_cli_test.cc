@@ -29,7 +29,7 @@ class AuditCli : public ::testing::Test {
                                            "deny = [\"rm\"]\n"
                                            "auto_approve = [\"echo *\"]\n"
                                            "[sandbox]\n"
-                                           "shell = \"off\"\n";
+                                           "shell = \"required\"\n";
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
 

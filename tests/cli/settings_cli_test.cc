@@ -81,10 +81,23 @@ TEST_F(SettingsCli, CheckAndRunReadEveryLayer) {
       Safesh({"run", "--workspace", ws(), "--", "touch made"}, {"SAFESH_SANDBOX_SHELL=off"});
   EXPECT_EQ(denied.exit_code, 77) << denied.err;
   EXPECT_FALSE(std::filesystem::exists(ws() + "/made"));
-  RunOutput ran =
-      Safesh({"run", "--workspace", ws(), "--", "echo layered"}, {"SAFESH_SANDBOX_SHELL=off"});
+  RunOutput ran = Safesh({"run", "--workspace", ws(), "--", "echo layered"});
   EXPECT_EQ(ran.exit_code, 0) << ran.err;
   EXPECT_EQ(ran.out, "layered\n");
+  // Without the sandbox auto_approve runs nothing unasked, and the message says what would.
+  RunOutput off =
+      Safesh({"run", "--workspace", ws(), "--", "echo layered"}, {"SAFESH_SANDBOX_SHELL=off"});
+  EXPECT_EQ(off.exit_code, 77) << off.err;
+  EXPECT_TRUE(off.out.empty()) << off.out;
+  EXPECT_NE(off.err.find("the sandbox is off, so auto_approve does not run commands unasked"),
+            std::string::npos)
+      << off.err;
+  EXPECT_NE(off.err.find("approve it with --approve yes, or run it in the sandbox"),
+            std::string::npos)
+      << off.err;
+  RunOutput yes = Safesh({"run", "--workspace", ws(), "--approve", "yes", "--", "echo layered"},
+                         {"SAFESH_SANDBOX_SHELL=off"});
+  EXPECT_EQ(yes.out, "layered\n") << yes.err;
 }
 
 TEST_F(SettingsCli, AnUntrustedProjectThatLoosensStopsEverything) {

@@ -215,8 +215,9 @@ class ServerTest : public ::testing::Test {
     std::filesystem::permissions(dir_.path + "/state/spool", std::filesystem::perms::owner_all);
   }
 
-  // Starts the server with these [commands] rules (TOML) and [sandbox] shell.
-  void Start(const std::string& rules, const std::string& shell = "off") {
+  // Starts the server with these [commands] rules (TOML) and [sandbox] shell (the sandbox, so
+  // that auto_approve runs commands unasked).
+  void Start(const std::string& rules, const std::string& shell = "required") {
     std::string error;
     std::optional<config::Settings> s = config::ParseSettings(
         rules + "\n[sandbox]\nshell = \"" + shell + "\"\n", "test.toml", &error);
