@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "exec/env.h"
@@ -94,8 +95,16 @@ bool HideBlockedNames(const RunContext& c, sandbox::SandboxCaches* caches,
   auto start = std::chrono::steady_clock::now();
   auto deadline = start + timeout;
   bool timed_out = false;
+  // Only the roots the sandbox binds: one left out (reached through a planted link) could name
+  // any folder, up to the whole disk.
+  std::vector<std::string> bound;
+  for (const std::string& r : roots) {
+    std::string real = util::RealPath(r);
+    if (std::find(spec->writable.begin(), spec->writable.end(), real) != spec->writable.end())
+      bound.push_back(r);
+  }
   std::vector<std::string> scan_roots =
-      sandbox::BlockedScanRoots(c.settings.sandbox, roots, c.home);
+      sandbox::BlockedScanRoots(c.settings.sandbox, bound, c.home);
   auto scan = [&] {
     // A long-lived host keeps watches on the roots between commands (sandbox/caches.h).
     return caches->ScanBlockedNames(scan_roots, sandbox::BlockedNamePatterns(c.settings.sandbox),
@@ -152,11 +161,11 @@ bool HideBlockedNames(const RunContext& c, sandbox::SandboxCaches* caches,
   return true;
 }
 
-// With no sandbox, a verdict that auto_approve allowed becomes a question: what the rules let run
-// unasked was judged safe inside the sandbox, and nothing else bounds it now. A command line
-// that runs no command (an assignment) stays allowed.
+// With no sandbox, an allowed verdict becomes a question: what the rules let run unasked was
+// judged safe inside the sandbox, and nothing else bounds it now. That holds for a line that runs
+// no command too: `x=${y:?$(<file)}` reads and prints a file with none.
 void AskWithoutSandbox(policy::Verdict* v) {
-  if (v->decision != policy::Decision::kAllow || v->commands.empty()) return;
+  if (v->decision != policy::Decision::kAllow) return;
   v->decision = policy::Decision::kAsk;
   v->reason = std::string(kAskedWithoutSandbox) + " (" + v->reason + ")";
 }
@@ -331,6 +340,12 @@ bool PrepareSteps(const RunContext& c, PreparedRun* run) {
     // spare the next `safesh run` one full search (which then saves its own).
     spec = sandbox::BuildSpec(c.settings.sandbox, roots, c.home, caches->host_sockets(),
                               state.empty() || c.long_lived ? "" : state + "/host-sockets");
+    if (!spec.refused.empty()) {
+      exec::RemoveSpool(&run->spool);
+      result.outcome = Outcome::kFailedToStart;
+      result.error = spec.refused;
+      return false;
+    }
     // The sandbox's own temporary folders (sandbox/private_tmp.h), shared by the workspace's
     // commands; a tmpfs for this command alone where there is no state folder to keep them in.
     if (!state.empty()) {

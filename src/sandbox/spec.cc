@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <glob.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -40,14 +41,18 @@ std::string Expand(const std::string& p, const std::string& home, const std::str
 // `roots` (real paths): a link a command may have planted there, so that a later run binds what
 // it points to (/etc, a host socket) as a root of its own.
 bool ThroughPlantedLink(const std::string& path, const std::vector<std::string>& roots) {
+  // The walk the kernel makes: each link's target walked in turn, component by component (a link
+  // outside the roots may point into one, where another link was planted), ".." taken from the
+  // folder actually reached.
   std::string cur = "/";
-  size_t pos = 0;
-  for (int links = 0; pos < path.size() && links < 40;) {
-    size_t slash = path.find('/', pos);
-    if (slash == std::string::npos) slash = path.size();
-    std::string part = path.substr(pos, slash - pos);
-    pos = slash + 1;
-    if (part.empty() || part == ".") continue;
+  std::string rest = path;
+  for (int links = 0;;) {
+    size_t start = rest.find_first_not_of('/');
+    if (start == std::string::npos) return false;
+    size_t end = rest.find('/', start);
+    std::string part = rest.substr(start, end == std::string::npos ? end : end - start);
+    rest = end == std::string::npos ? "" : rest.substr(end);
+    if (part == ".") continue;
     if (part == "..") {
       cur = cur == "/" ? "/" : cur.substr(0, std::max<size_t>(1, cur.rfind('/')));
       continue;
@@ -55,17 +60,22 @@ bool ThroughPlantedLink(const std::string& path, const std::vector<std::string>&
     std::string next = (cur == "/" ? "" : cur) + "/" + part;
     struct stat st;
     if (lstat(next.c_str(), &st) != 0) return false;  // nothing there: nothing to bind
-    if (S_ISLNK(st.st_mode)) {
-      for (const std::string& r : roots) {
-        if (util::IsPathInside(cur, r)) return true;
-      }
-      ++links;
-      next = util::RealPath(next);
-      if (next.empty()) return false;
+    if (!S_ISLNK(st.st_mode)) {
+      cur = next;
+      continue;
     }
-    cur = next;
+    for (const std::string& r : roots) {
+      if (util::IsPathInside(cur, r)) return true;
+    }
+    // As many links as the kernel follows; more cannot be walked, so the path is not trusted.
+    if (++links > 40) return true;
+    char target[PATH_MAX];
+    ssize_t n = readlink(next.c_str(), target, sizeof target - 1);
+    if (n <= 0) return true;
+    target[n] = '\0';
+    if (target[0] == '/') cur = "/";
+    rest = std::string(target) + (rest.empty() || rest[0] == '/' ? "" : "/") + rest;
   }
-  return false;
 }
 
 void AddUnique(std::vector<std::string>* v, const std::string& p) {
@@ -79,7 +89,17 @@ void AddUnique(std::vector<std::string>* v, const std::string& p) {
 // folder: the default files, and a name with an extension (`secrets.txt`).
 bool IsBlockedFile(const std::string& path) {
   std::string name = path.substr(path.rfind('/') + 1);
-  for (const char* f : {".netrc", ".npmrc", ".pypirc", ".git-credentials", "credentials"}) {
+  for (const char* f : {".netrc",          ".npmrc",
+                        ".pypirc",         ".git-credentials",
+                        "credentials",     ".credentials",
+                        "token",           ".pgpass",
+                        ".vault-token",    ".s3cfg",
+                        ".boto",           ".terraformrc",
+                        ".databrickscfg",  ".bash_history",
+                        ".zsh_history",    "fish_history",
+                        ".python_history", ".node_repl_history",
+                        ".psql_history",   ".mysql_history",
+                        ".sqlite_history", ".rediscli_history"}) {
     if (name == f) return true;
   }
   size_t dot = name.rfind('.');
@@ -238,7 +258,16 @@ SandboxSpec BuildSpec(const config::SandboxSettings& settings,
   }
   for (size_t i = 0; i < wanted.size(); ++i) {
     const std::string& w = wanted[i];
-    if (w.empty() || w[0] != '/' || (i > 0 && ThroughPlantedLink(w, reachable))) continue;
+    if (w.empty() || w[0] != '/') continue;
+    if (ThroughPlantedLink(w, reachable)) {
+      // The workspace cannot be left out: nothing runs (a folder above it renamed and a link
+      // put in its place would make the next run's workspace any folder at all).
+      if (i == 0)
+        spec.refused = "the workspace " + w +
+                       " is reached through a link inside a folder commands may write, which a "
+                       "command could have made; give the workspace by its real path";
+      continue;
+    }
     std::string r = util::RealPath(w);
     if (!r.empty() && IsDir(r)) AddUnique(&spec.writable, r);
   }

@@ -13,6 +13,9 @@
 namespace safesh::sandbox {
 
 struct SandboxSpec {
+  // Non-empty: no sandbox can be built for this request, and why (the workspace reached
+  // through a link a command could have planted). Nothing runs.
+  std::string refused;
   // Bound read-write, in this order. Everything else of / is read-only.
   std::vector<std::string> writable;
   // Re-bound read-only after the writable ones, so they stay read-only inside them.

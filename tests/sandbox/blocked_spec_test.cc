@@ -71,6 +71,24 @@ TEST_F(BlockedSpec, TheRootsAreTheWorkspaceAndTheConfiguredPathsNotTheTempFolder
   EXPECT_TRUE(Has(spec.writable, home_ + "/.cache"));
 }
 
+// In a writable home, a default blocked path that does not exist is masked at its first missing
+// component, as a file where the name is one (a history, a token file) and a folder otherwise:
+// bubblewrap leaves that mount point behind, and a folder where a shell keeps its history would
+// break it.
+TEST_F(BlockedSpec, MissingSecretFilesAreMaskedAsFiles) {
+  config::SandboxSettings s;
+  s.writable_paths = {"~"};
+  SandboxSpec spec = BuildSpec(s, {ws_}, home_);
+  for (const char* f :
+       {".bash_history", ".zsh_history", ".python_history", ".pgpass", ".vault-token", ".s3cfg",
+        ".boto", ".terraformrc", ".databrickscfg", ".netrc", ".claude.json", ".my.cnf"}) {
+    EXPECT_TRUE(Has(spec.missing_files, home_ + "/" + f)) << f;
+    EXPECT_FALSE(Has(spec.missing_dirs, home_ + "/" + f)) << f;
+  }
+  for (const char* d : {".ssh", ".aws", ".kube", ".snowflake", ".oci"})
+    EXPECT_TRUE(Has(spec.missing_dirs, home_ + "/" + d)) << d;
+}
+
 TEST_F(BlockedSpec, NamePatternsAreTheDefaultsThenTheSettingsNames) {
   config::SandboxSettings s;
   s.blocked_paths = {"*.tfvars", "~/secrets", "/srv/*.pem", "conf/prod.json", "token.txt"};

@@ -576,6 +576,32 @@ TEST_P(Escape, PlantedLinksNeverBecomeRootsOfTheNextSandbox) {
                 [&] { fs::remove(outside + "/pwn4"); });
   fs::remove_all(home_ + "/.cache");
   context_.settings.sandbox.writable_paths.clear();
+  // A link the person made outside the writable roots (~/.cache to a folder in the workspace),
+  // whose target a command replaced with a link: the walk follows the target link by link.
+  fs::create_symlink(ws_ + "/cachedir", home_ + "/.cache");
+  fs::create_symlink(outside, ws_ + "/cachedir");
+  ExpectBlocked("echo x > " + outside + "/pwn5 && echo WROTE", "WROTE",
+                [&] { fs::remove(outside + "/pwn5"); });
+  fs::remove(home_ + "/.cache");
+  fs::remove(ws_ + "/cachedir");
+  // The workspace itself reached through a link in a writable folder above it (a command renamed
+  // the folder and left a link): nothing runs. The same link made outside every writable root
+  // is the person's own, and the command runs there.
+  fs::create_directories(outside + "/proj");
+  fs::create_directories(dir_ + "/up");
+  fs::create_symlink(outside, dir_ + "/up/code");
+  std::string was = context_.workspace;
+  context_.workspace = dir_ + "/up/code/proj";
+  RunResult owned = Run("echo x > " + outside + "/proj/pwn6 && echo WROTE", "required");
+  EXPECT_EQ(owned.output, "WROTE\n") << owned.error;
+  fs::remove(outside + "/proj/pwn6");
+  context_.settings.sandbox.writable_paths = {dir_ + "/up"};
+  RunResult refused = Run("echo x > " + outside + "/proj/pwn6 && echo WROTE", "required");
+  EXPECT_EQ(refused.outcome, RunResult::Outcome::kFailedToStart);
+  EXPECT_NE(refused.error.find("reached through a link"), std::string::npos) << refused.error;
+  EXPECT_FALSE(fs::exists(outside + "/proj/pwn6"));
+  context_.workspace = was;
+  context_.settings.sandbox.writable_paths.clear();
   // (Under the Landlock launcher every host socket is reachable once any is allowed: documented.)
   if (geteuid() != 0 || landlock()) return;
   ASSERT_EQ(chmod(outside.c_str(), 0700), 0);
