@@ -25,9 +25,11 @@
 #include "pipeline/run_shell_command.h"
 #include "pipeline/validate.h"
 #include "policy/verdict.h"
+#include "sandbox/choose.h"
 #include "util/file.h"
 #include "util/random_id.h"
 #include "util/shell_quote.h"
+#include "util/state_dir.h"
 
 namespace safesh::cli {
 
@@ -225,6 +227,24 @@ hooks::Reply Answer(const HookArgs& args) {
   hooks::Decision decision = v.decision == policy::Decision::kAsk && !approval_id.empty()
                                  ? policy::Decision::kAllow
                                  : v.decision;
+  // --sandbox where `safesh run` would find no sandbox: nothing runs unasked there (as in
+  // pipeline/run_shell_command.cc), so the person is asked in the agent's prompt, and the run is
+  // given that approval.
+  if (args.sandbox && decision == hooks::Decision::kAllow) {
+    sandbox::SandboxRequest want;
+    const char* shell = getenv("SAFESH_SANDBOX_SHELL");
+    want.shell = shell != nullptr && shell[0] != '\0' ? shell : settings.sandbox.shell;
+    if (const char* l = getenv("SAFESH_SANDBOX_LAUNCHER")) want.launcher = l;
+    if (const char* b = getenv("SAFESH_BWRAP")) want.bwrap = b;
+    want.allow_network = settings.sandbox.allow_network;
+    if (std::string state = util::StateDir(); !state.empty())
+      want.probe_cache_file = state + "/bwrap-probe";
+    sandbox::SandboxChoice choice = sandbox::ChooseSandbox(want, nullptr);
+    if (choice.error.empty() && choice.kind == sandbox::SandboxChoice::kOff) {
+      decision = hooks::Decision::kAsk;
+      v.reason = std::string(pipeline::kAskedWithoutSandbox) + " (" + v.reason + ")";
+    }
+  }
 
   // Secrets of this environment are masked in what is recorded and in the reason.
   exec::EnvRules scrub;

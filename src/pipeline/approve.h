@@ -18,7 +18,7 @@ namespace safesh::pipeline {
 // How a verdict that auto_approve allowed starts once it is asked about because the sandbox is
 // off (run_shell_command.cc): the refusal then says the sandbox, not a pattern, is the way.
 inline constexpr std::string_view kAskedWithoutSandbox =
-    "needs approval: the sandbox is off, so auto_approve does not run commands unasked";
+    "needs approval: the sandbox is off, so nothing runs unasked";
 
 // True when the command may run. False with result->outcome and result->error set: not
 // approved (kNotApproved), or its approval could not be recorded (kFailedToStart). `*notes`

@@ -89,12 +89,17 @@ TEST_F(SettingsCli, CheckAndRunReadEveryLayer) {
       Safesh({"run", "--workspace", ws(), "--", "echo layered"}, {"SAFESH_SANDBOX_SHELL=off"});
   EXPECT_EQ(off.exit_code, 77) << off.err;
   EXPECT_TRUE(off.out.empty()) << off.out;
-  EXPECT_NE(off.err.find("the sandbox is off, so auto_approve does not run commands unasked"),
-            std::string::npos)
+  EXPECT_NE(off.err.find("the sandbox is off, so nothing runs unasked"), std::string::npos)
       << off.err;
   EXPECT_NE(off.err.find("approve it with --approve yes, or run it in the sandbox"),
             std::string::npos)
       << off.err;
+  // A line that runs no command is asked about too: it can still read a file and print it.
+  Write(ws() + "/secret.txt", "TOPSECRET\n");
+  RunOutput assign = Safesh({"run", "--workspace", ws(), "--", "x=${y:?$(<secret.txt)}"},
+                            {"SAFESH_SANDBOX_SHELL=off"}, ws());
+  EXPECT_EQ(assign.exit_code, 77) << assign.err;
+  EXPECT_EQ(assign.err.find("TOPSECRET"), std::string::npos) << assign.err;
   RunOutput yes = Safesh({"run", "--workspace", ws(), "--approve", "yes", "--", "echo layered"},
                          {"SAFESH_SANDBOX_SHELL=off"});
   EXPECT_EQ(yes.out, "layered\n") << yes.err;

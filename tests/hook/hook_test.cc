@@ -493,6 +493,25 @@ TEST_F(SandboxHook, AllowCarriesTheRewriteAndKeepsTheOtherFields) {
   EXPECT_EQ(hooks[0]["sandboxed"], true);
 }
 
+// Where `safesh run` would find no sandbox, a line the rules allow is asked about in the agent's
+// prompt (nothing runs unasked without the sandbox), and the rewrite carries that approval.
+TEST_F(SandboxHook, WithoutASandboxAnAllowedCommandIsAsked) {
+  std::string command = "echo hello";
+  RunOutput r =
+      Safesh({"hook", "claude", "--sandbox", "--config", rules_},
+             Payload("claude_pretooluse_bash.json", &command), {"SAFESH_SANDBOX_SHELL=off"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json h = nlohmann::json::parse(r.out)["hookSpecificOutput"];
+  EXPECT_EQ(h["permissionDecision"], "ask");
+  EXPECT_NE(h["permissionDecisionReason"].get<std::string>().find(
+                "the sandbox is off, so nothing runs unasked"),
+            std::string::npos)
+      << h;
+  EXPECT_NE(h["updatedInput"]["command"].get<std::string>().find("--approve yes"),
+            std::string::npos)
+      << h;
+}
+
 TEST_F(SandboxHook, HostileCommandsRunAsThemselves) {
   // Each is allowed by the rules (echo, printf, cat with literal words), and each would break
   // out of a rewrite that quoted it naively: the output must be bash's own for the command.
