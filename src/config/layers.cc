@@ -130,6 +130,21 @@ void Defaults(LayeredSettings* out) {
   }
 }
 
+// Whether `from`'s value of `f` may replace `now`'s: true for every key but the resource limits,
+// which a project may only lower (0 or "off" is no cap; an unset memory limit is the default).
+bool LowersLimit(const Field& f, const Settings& now, const Settings& from) {
+  if (Name(f) == "sandbox.max_processes") {
+    int64_t was = now.sandbox.max_processes, want = from.sandbox.max_processes;
+    return want > 0 && (was == 0 || want <= was);
+  }
+  if (Name(f) == "sandbox.memory_limit") {
+    uint64_t was = now.sandbox.memory_limit.value_or(exec::DefaultMemoryLimit());
+    uint64_t want = from.sandbox.memory_limit.value_or(0);
+    return want > 0 && (was == 0 || want <= was);
+  }
+  return true;
+}
+
 // Adds one file's keys to `out`.
 void Merge(const SettingsFile& file, const Origin& where, LayeredSettings* out) {
   Settings from = file.settings;
@@ -139,6 +154,8 @@ void Merge(const SettingsFile& file, const Origin& where, LayeredSettings* out) 
     Origin origin = where;
     origin.at = k.at;
     std::vector<Origin>& origins = out->origins[Name(*f)];
+    // A project may lower a limit, never raise it (project_rules.cc): the lower of the two stays.
+    if (where.layer == Layer::kProject && !LowersLimit(*f, out->settings, from)) continue;
     if (f->boolean != nullptr) *f->boolean(&out->settings) = *f->boolean(&from);
     if (f->integer != nullptr) *f->integer(&out->settings) = *f->integer(&from);
     if (f->string != nullptr) *f->string(&out->settings) = *f->string(&from);

@@ -115,18 +115,20 @@ const std::vector<Rule>& Rules() {
          return Never(NonEmpty(s.sandbox.allow_unix_sockets, "[sandbox] allow_unix_sockets",
                                "lets commands connect to services of the host", what, why));
        }},
-      // A project's limit replaces the person's (the last layer wins), so any value may raise
-      // it: a fork bomb's cap is the person's to set.
+      // A project's limit only lowers the person's (layers.cc keeps the lower of the two); no
+      // cap at all is the person's to set.
       {"sandbox", "max_processes",
        [](const Settings& s, std::string* what, std::string* why) {
-         *what = "[sandbox] max_processes = " + std::to_string(s.sandbox.max_processes);
-         *why = "replaces the cap on a command's processes, which may raise it";
+         if (s.sandbox.max_processes > 0) return ProjectKey::kTightens;
+         *what = "[sandbox] max_processes = 0";
+         *why = "removes the cap on a command's processes";
          return ProjectKey::kNever;
        }},
       {"sandbox", "memory_limit",
        [](const Settings& s, std::string* what, std::string* why) {
-         *what = "[sandbox] memory_limit = " + std::to_string(s.sandbox.memory_limit.value_or(0));
-         *why = "replaces the cap on a command's memory, which may raise it";
+         if (s.sandbox.memory_limit.value_or(0) > 0) return ProjectKey::kTightens;
+         *what = "[sandbox] memory_limit = \"off\"";
+         *why = "removes the cap on a command's memory";
          return ProjectKey::kNever;
        }},
       // Resource bounds, not permissions: what a command can reach does not change, and the

@@ -178,6 +178,40 @@ TEST(Layers, ScrubEnvStartsFromTheDefaultsWhichOnlyThePersonsOwnFilesReplace) {
   }
 }
 
+// A project may lower the limits, never raise them: the lower of its value and the person's
+// stays (a fork bomb's cap is the person's to lift).
+TEST(Layers, AProjectOnlyLowersTheLimits) {
+  struct Case {
+    const char* user;
+    const char* project;
+    int64_t processes;
+    std::optional<uint64_t> memory;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"", "[sandbox]\nmax_processes = 64\nmemory_limit = \"1GiB\"\n", 64, 1ull << 30},
+           {"[sandbox]\nmax_processes = 100\nmemory_limit = \"512MiB\"\n",
+            "[sandbox]\nmax_processes = 200\nmemory_limit = \"1GiB\"\n", 100, 512ull << 20},
+           {"[sandbox]\nmax_processes = 0\nmemory_limit = \"off\"\n",
+            "[sandbox]\nmax_processes = 50\nmemory_limit = \"1GiB\"\n", 50, 1ull << 30},
+           {"", "[sandbox]\nmax_processes = 9999\nmemory_limit = \"64TiB\"\n", 4096, std::nullopt},
+       }) {
+    LayerFiles t;
+    if (c.user[0] != '\0') t.User(c.user);
+    t.Project(c.project);
+    std::string error;
+    auto l = LoadLayered(t.sources, &error);
+    ASSERT_TRUE(l) << error;
+    EXPECT_EQ(l->settings.sandbox.max_processes, c.processes) << c.user << c.project;
+    EXPECT_EQ(l->settings.sandbox.memory_limit, c.memory) << c.user << c.project;
+  }
+  // No cap at all is never a project's to set.
+  LayerFiles t;
+  t.Project("[sandbox]\nmax_processes = 0\n");
+  std::string error;
+  EXPECT_FALSE(LoadLayered(t.sources, &error));
+  EXPECT_NE(error.find("can never set, trusted or not"), std::string::npos) << error;
+}
+
 TEST(Layers, AnAllowListIsOnOnceAnyLayerWritesIt) {
   LayerFiles t;
   t.Project("[commands]\nallow = []\n");  // an empty allow list: nothing may run
