@@ -25,17 +25,17 @@ const std::vector<std::string>& DefaultEnvAllow() {
 
 namespace {
 
-// "scheme://user:password@host...": a value that carries a password in a URL's user part.
-bool UrlWithPassword(std::string_view value) {
+// The password of a URL in `value` ("scheme://user:password@host..."), or empty. The user part
+// ends at the last '@' before the path: a password may hold an unencoded '/' or '@'.
+std::string_view UrlPassword(std::string_view value) {
   size_t scheme = value.find("://");
-  if (scheme == std::string_view::npos) return false;
+  if (scheme == std::string_view::npos) return {};
   std::string_view rest = value.substr(scheme + 3);
-  size_t end = rest.find_first_of("/?#");
-  std::string_view authority = rest.substr(0, end);
-  size_t at = authority.rfind('@');
-  if (at == std::string_view::npos) return false;
-  size_t colon = authority.substr(0, at).find(':');
-  return colon != std::string_view::npos && colon + 1 < at;
+  size_t at = rest.substr(0, rest.find_first_of("?#")).rfind('@');
+  if (at == std::string_view::npos) return {};
+  size_t colon = rest.substr(0, at).find(':');
+  if (colon == std::string_view::npos || colon + 1 >= at) return {};
+  return rest.substr(colon + 1, at - colon - 1);
 }
 
 bool MatchesAny(const std::vector<std::string>& globs, const std::string& name, int flags) {
@@ -70,8 +70,13 @@ ChildEnv BuildChildEnv(const std::vector<std::string_view>& parent, const EnvRul
     }
     if (!MatchesAny(rules.allow, name, 0)) {
       out.removed.push_back(name);
+      // Masked in output: the whole value, and the password alone (printed on its own).
       std::string_view value = entry.substr(eq + 1);
-      if (UrlWithPassword(value)) out.secrets.push_back({name, std::string(value)});
+      std::string_view password = UrlPassword(value);
+      if (!password.empty()) {
+        out.secrets.push_back({name, std::string(value)});
+        out.secrets.push_back({name, std::string(password)});
+      }
       continue;
     }
     out.vars.emplace_back(entry);

@@ -76,7 +76,15 @@ TEST(ChildEnv, OnlyAllowedVariablesPass) {
   std::vector<std::string> masked;
   for (const Secret& s : env.secrets)
     masked.push_back(s.name);
-  EXPECT_EQ(masked, (std::vector<std::string>{"CARGO_TOKEN", "REDIS_URL", "MONGODB_URI"}));
+  EXPECT_EQ(masked, (std::vector<std::string>{"CARGO_TOKEN", "REDIS_URL", "REDIS_URL",
+                                              "MONGODB_URI", "MONGODB_URI"}));
+  // The password alone is masked too, wherever it shows; one with an unencoded '/' is found.
+  EXPECT_EQ(env.secrets[2].value, "r3dis-pw");
+  EXPECT_EQ(env.secrets[4].value, "m0ngo-pw");
+  std::vector<std::string_view> slash = {"DB_URL=https://u:p/w-long@h/x"};
+  ChildEnv s = BuildChildEnv(slash, EnvRules{});
+  ASSERT_EQ(s.secrets.size(), 2u);
+  EXPECT_EQ(s.secrets[1].value, "p/w-long");
 
   EnvRules rules;
   rules.allow.push_back("CARGO_*");
