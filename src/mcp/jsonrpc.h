@@ -78,6 +78,9 @@ class LineReader {
   // The next line, without its newline (and without a trailing "\r"). A last line without a
   // newline still counts. kTooLong: a line was skipped; *line is empty.
   Status Next(std::string* line);
+  // Whether a whole line is already read and waiting: Next returns it without reading (a caller
+  // that polls the descriptor first would wait for data that has already arrived).
+  bool HasLine() const { return buffer_.find('\n', start_) != std::string::npos; }
 
  private:
   int fd_;
