@@ -30,8 +30,10 @@ void AddTrustCommand(CLI::App& app, TrustArgs& args) {
   cmd->add_flag("--list", args.list, "List the trusted files and whether each is unchanged");
   cmd->footer(
       "Until trusted, a project's settings may only tighten (deny and ask rules, blocked and\n"
-      "read-only paths, scrub_env, network and git config off, strict on). A trusted file that\n"
-      "changes is untrusted again. The list is in $XDG_STATE_HOME/safesh/trust.json (else\n"
+      "read-only paths, scrub_env, network and git config off, strict on). Trusted, it may also\n"
+      "loosen the command rules (allow, auto_approve, strict off, headless allow), never the\n"
+      "sandbox. A trusted file that changes is untrusted again. The list is in\n"
+      "$XDG_STATE_HOME/safesh/trust.json (else\n"
       "~/.local/state/safesh/trust.json).\n"
       "Exit status: 0 done; 1 not trusted (declined, or no terminal and no --yes); 64 usage\n"
       "error; 66 no project settings file; 73 the list cannot be written; 78 bad settings or\n"

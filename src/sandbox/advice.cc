@@ -102,7 +102,8 @@ std::string PermissionAdvice(std::string_view output, const SandboxSpec& spec,
         line.find("Could not resolve host") != std::string_view::npos) {
       if (!spec.network)
         add("The sandbox has no network. If this command needs it, set [sandbox] allow_network "
-            "= true (for this project's settings, not for every command).");
+            "= true in your own settings, or in a --config file for the runs that need it (a "
+            "project's settings file cannot open the network).");
       continue;
     }
     if (not_permitted) {
