@@ -232,8 +232,7 @@ hooks::Reply Answer(const HookArgs& args) {
   // given that approval.
   if (args.sandbox && decision == hooks::Decision::kAllow) {
     sandbox::SandboxRequest want;
-    const char* shell = getenv("SAFESH_SANDBOX_SHELL");
-    want.shell = shell != nullptr && shell[0] != '\0' ? shell : settings.sandbox.shell;
+    want.shell = settings.sandbox.shell;  // SAFESH_SANDBOX_SHELL applied as a settings layer
     if (const char* l = getenv("SAFESH_SANDBOX_LAUNCHER")) want.launcher = l;
     if (const char* b = getenv("SAFESH_BWRAP")) want.bwrap = b;
     want.allow_network = settings.sandbox.allow_network;

@@ -4,7 +4,6 @@
 #include "sandbox/caches.h"
 
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
 #include <atomic>
 #include <chrono>
@@ -13,6 +12,7 @@
 #include <thread>
 
 #include "sandbox/scan_helpers.h"
+#include "support/temp_dir.h"
 
 namespace safesh::sandbox {
 namespace {
@@ -22,21 +22,16 @@ using scan_test::Patterns;
 
 class SandboxCachesTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char t[] = "/tmp/safesh-caches-XXXXXX";
-    dir_ = mkdtemp(t);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
   // A folder of `files` plain files and one blocked name (.env).
   std::string Tree(const std::string& name, int files) {
-    std::string root = dir_ + "/" + name;
+    std::string root = tmp_.path + "/" + name;
     fs::create_directories(root);
     for (int i = 0; i < files; ++i)
       std::ofstream(root + "/f" + std::to_string(i)) << "x";
     std::ofstream(root + "/.env") << "KEY=1";
     return root;
   }
-  std::string dir_;
+  ::safesh::testing::TempDir tmp_;
 };
 
 // Thread A's walk stops in its cancel callback (asked every 256 entries) until thread B's walk

@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include "support/temp_dir.h"
 #include "util/unique_fd.h"
 
 namespace safesh::util {
@@ -108,9 +109,8 @@ TEST(Paths, RealPathAgreesWithRealpath) {
 // by path it replaces, run over the same tree, changes the mode of the folder a link points to.
 TEST(RemoveTreeNoLinks, RemovesATreeAndNothingItLinksTo) {
   namespace fs = std::filesystem;
-  char t[] = "/tmp/safesh-rmtree-XXXXXX";
-  ASSERT_NE(mkdtemp(t), nullptr);
-  std::string dir = t;
+  ::safesh::testing::TempDir tmp;
+  const std::string& dir = tmp.path;
   auto make = [&](const std::string& tree) {
     fs::create_directories(tree + "/a/closed/deep");
     std::ofstream(tree + "/a/closed/deep/f") << "x";
@@ -147,7 +147,6 @@ TEST(RemoveTreeNoLinks, RemovesATreeAndNothingItLinksTo) {
   EXPECT_TRUE(RemoveTreeNoLinks(parent.get(), "link"));
   EXPECT_TRUE(fs::exists(dir + "/outside/keep"));
   EXPECT_TRUE(RemoveTreeNoLinks(parent.get(), "missing"));
-  fs::remove_all(dir, ignored);
 }
 
 }  // namespace
